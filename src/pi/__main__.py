@@ -1,0 +1,5 @@
+"""`python -m pi` runs the same entry point as the `pi` console script."""
+
+from pi.app.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,108 @@
+"""What the agent loop needs to know about a tool, and what a tool gives back.
+
+A tool's parameters are a pydantic model: its JSON schema is what the model sees, and lax
+validation turns what the model sent ("5" for 5) into typed params before `execute` runs. Tools
+raise to report failure; the loop turns the exception text into an error result for the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, Protocol, TypeAlias, TypeVar
+
+from pydantic import BaseModel
+
+from pi.ai.abort import AbortSignal
+from pi.ai.types import ImageContent, TextContent, Tool
+
+ParamsT = TypeVar("ParamsT", bound=BaseModel)
+ParamsT_contra = TypeVar("ParamsT_contra", bound=BaseModel, contravariant=True)
+
+ToolContent: TypeAlias = TextContent | ImageContent
+
+
+@dataclass(slots=True)
+class AgentToolResult:
+    """`content` goes to the model; `details` is for the UI and logs only and is never sent."""
+
+    content: list[ToolContent]
+    details: Any = None
+    terminate: bool = False
+    """When every result of a batch sets this, the run ends after the turn instead of asking the model again."""
+
+
+OnToolUpdate: TypeAlias = Callable[[AgentToolResult], "Awaitable[None] | None"]
+"""Streams a partial result (e.g. bash output so far) to the UI; it never reaches the model."""
+
+
+class ToolExecute(Protocol[ParamsT_contra]):
+    def __call__(
+        self,
+        tool_call_id: str,
+        params: ParamsT_contra,
+        signal: AbortSignal | None,
+        on_update: OnToolUpdate | None,
+    ) -> Awaitable[AgentToolResult]: ...
+
+
+PrepareArguments: TypeAlias = Callable[[dict[str, Any]], dict[str, Any]]
+"""Repairs raw arguments before validation (old argument names, JSON sent as a string, ...)."""
+
+ExecutionMode: TypeAlias = Literal["parallel", "sequential"]
+
+
+@dataclass(slots=True)
+class AgentTool(Generic[ParamsT]):
+    name: str
+    label: str
+    description: str
+    parameters: type[ParamsT]
+    execute: ToolExecute[ParamsT]
+    prepare_arguments: PrepareArguments | None = None
+    execution_mode: ExecutionMode | None = None
+    """"sequential" makes any batch that calls this tool run one call at a time."""
+    prompt_snippet: str | None = None
+    """One line for the system prompt's list of tools."""
+    prompt_guidelines: list[str] = field(default_factory=list)
+    """Bullets for the system prompt's guidelines when this tool is active."""
+
+    def to_tool(self) -> Tool:
+        """The definition a model sees."""
+        return Tool(name=self.name, description=self.description, parameters=tool_schema(self.parameters))
+
+
+_schema_cache: dict[type[BaseModel], dict[str, Any]] = {}
+
+
+def tool_schema(params: type[BaseModel]) -> dict[str, Any]:
+    """JSON schema of a parameter model, with pydantic's `title` noise removed (cached per class)."""
+    cached = _schema_cache.get(params)
+    if cached is None:
+        cached = _strip_titles(params.model_json_schema())
+        _schema_cache[params] = cached
+    return cached
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {
+            key: (_strip_titles(value) if key != "properties" else {k: _strip_titles(v) for k, v in value.items()})
+            for key, value in node.items()
+            if key != "title"
+        }
+    if isinstance(node, list):
+        return [_strip_titles(item) for item in node]
+    return node
+
+
+__all__ = [
+    "AgentTool",
+    "AgentToolResult",
+    "ExecutionMode",
+    "OnToolUpdate",
+    "PrepareArguments",
+    "ToolContent",
+    "ToolExecute",
+    "tool_schema",
+]

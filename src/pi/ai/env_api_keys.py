@@ -1,0 +1,82 @@
+"""API keys from the environment, per provider, with pi's variable names and precedence."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+AUTHENTICATED = "<authenticated>"
+"""Returned for providers that authenticate by ambient credentials (AWS, Google ADC) rather than a key."""
+
+ENV_KEYS: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",),
+    "azure-openai-responses": ("AZURE_OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
+    "google": ("GEMINI_API_KEY",),
+    "google-vertex": ("GOOGLE_CLOUD_API_KEY",),
+    "github-copilot": ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"),
+    "groq": ("GROQ_API_KEY",),
+    "cerebras": ("CEREBRAS_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "vercel-ai-gateway": ("AI_GATEWAY_API_KEY",),
+    "zai": ("ZAI_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "minimax": ("MINIMAX_API_KEY",),
+    "minimax-cn": ("MINIMAX_CN_API_KEY",),
+    "huggingface": ("HF_TOKEN",),
+    "opencode": ("OPENCODE_API_KEY",),
+    "opencode-go": ("OPENCODE_API_KEY",),
+    "kimi-coding": ("KIMI_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+}
+
+_AWS_VARS = (
+    "AWS_PROFILE",
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+)
+
+
+def env_var_names(provider: str) -> tuple[str, ...]:
+    """The variables consulted for `provider`, in order; empty for OAuth-only or unknown providers."""
+    return ENV_KEYS.get(provider, ())
+
+
+def get_env_api_key(provider: str) -> str | None:
+    """The key for `provider` from the environment, or None."""
+    for name in ENV_KEYS.get(provider, ()):
+        value = os.environ.get(name)
+        if value:
+            return value
+    if provider == "google-vertex" and _has_vertex_adc():
+        return AUTHENTICATED
+    if provider == "amazon-bedrock" and _has_aws_credentials():
+        return AUTHENTICATED
+    return None
+
+
+def _has_vertex_adc() -> bool:
+    creds = os.environ.get("GOOGLE_APPLICATION_CREDENTIALS") or str(
+        Path.home() / ".config" / "gcloud" / "application_default_credentials.json"
+    )
+    project = os.environ.get("GOOGLE_CLOUD_PROJECT") or os.environ.get("GCLOUD_PROJECT")
+    return Path(creds).is_file() and bool(project) and bool(os.environ.get("GOOGLE_CLOUD_LOCATION"))
+
+
+def _has_aws_credentials() -> bool:
+    if any(os.environ.get(name) for name in _AWS_VARS):
+        return True
+    return bool(os.environ.get("AWS_ACCESS_KEY_ID") and os.environ.get("AWS_SECRET_ACCESS_KEY"))
+
+
+def missing_key_message(provider: str) -> str:
+    """pi's error line, followed by what the user can do about it."""
+    names = env_var_names(provider)
+    hint = f"set {' or '.join(names)}" if names else "pass an API key (--api-key) or log in"
+    return f"No API key for provider: {provider}\nTo fix it, {hint}."
+
+
+__all__ = ["AUTHENTICATED", "ENV_KEYS", "env_var_names", "get_env_api_key", "missing_key_message"]

@@ -1,0 +1,222 @@
+"""HTTP plumbing shared by the wire APIs: one pooled client, retries, and Server-Sent Events.
+
+Each provider module builds its request body and reads its own event shapes; how to send a
+request, retry a transient failure and split a byte stream into SSE events is the same for all of
+them and lives here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import time
+import weakref
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from pi.ai.abort import AbortSignal
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+MAX_ERROR_BODY = 4000
+
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
+
+
+def get_client() -> httpx.AsyncClient:
+    """A connection-pooling client for the running event loop (creating one costs an SSL context)."""
+    loop = asyncio.get_running_loop()
+    client = _clients.get(loop)
+    if client is None or client.is_closed:
+        client = httpx.AsyncClient(
+            timeout=httpx.Timeout(connect=30.0, read=600.0, write=60.0, pool=30.0),
+            follow_redirects=True,
+        )
+        _clients[loop] = client
+    return client
+
+
+class ProviderHTTPError(Exception):
+    """A non-2xx answer. The message starts with the status so overflow patterns can match it."""
+
+    def __init__(self, status: int, body: str, hint: str | None = None) -> None:
+        self.status = status
+        self.body = body
+        text = body.strip()
+        if len(text) > MAX_ERROR_BODY:
+            text = f"{text[:MAX_ERROR_BODY]}... [truncated {len(text) - MAX_ERROR_BODY} chars]"
+        message = f"{status} {text}" if text else f"{status} status code (no body)"
+        if hint:
+            message = f"{message}\n{hint}"
+        super().__init__(message)
+
+
+def error_hint(status: int, provider: str, model_id: str) -> str | None:
+    """A line telling the user what to do about an HTTP failure, where there is something to say."""
+    if status in (401, 403):
+        return (
+            f"The {provider} server rejected the credentials for model {model_id}: "
+            "check the API key (environment variable, auth.json or --api-key)."
+        )
+    if status == 404:
+        return (
+            f"The {provider} server does not know model {model_id} or this endpoint: check the model id and base URL."
+        )
+    return None
+
+
+def parse_retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds the server asked us to wait, from retry-after-ms or Retry-After (seconds or a date)."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+async def abortable_sleep(seconds: float, signal: AbortSignal | None) -> bool:
+    """Sleep; returns False at once if the signal fires first."""
+    if signal is None:
+        await asyncio.sleep(seconds)
+        return True
+    if signal.aborted:
+        return False
+    waiter = asyncio.ensure_future(signal.wait())
+    try:
+        done, _ = await asyncio.wait({waiter}, timeout=seconds)
+    finally:
+        waiter.cancel()
+    return not done
+
+
+class RetryDelayTooLong(Exception):
+    pass
+
+
+@dataclass(slots=True)
+class RequestSpec:
+    url: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    method: str = "POST"
+
+
+async def open_stream(
+    request: RequestSpec,
+    *,
+    signal: AbortSignal | None,
+    max_retries: int,
+    max_retry_delay_ms: int,
+    provider: str,
+    model_id: str,
+    client: httpx.AsyncClient | None = None,
+) -> httpx.Response:
+    """Send `request` and return the open streaming 2xx response; the caller must close it.
+
+    Transient failures (see RETRYABLE_STATUS, and connections that fail or drop before an answer)
+    are retried up to `max_retries` times with exponential back-off, or after the delay the server
+    asks for when it asks for one no longer than `max_retry_delay_ms` (0 = no cap).
+    """
+    http = client or get_client()
+    content = json.dumps(request.body, ensure_ascii=False).encode("utf-8")
+    headers = {"content-type": "application/json", **request.headers}
+    attempt = 0
+    while True:
+        attempt += 1
+        delay: float | None = None
+        try:
+            req = http.build_request(request.method, request.url, headers=headers, content=content)
+            response = await http.send(req, stream=True)
+        except (httpx.TransportError, httpx.TimeoutException) as exc:
+            if attempt > max_retries:
+                raise ConnectionError(f"Connection error: {exc or type(exc).__name__}") from exc
+        else:
+            if response.status_code < 300:
+                return response
+            body = (await response.aread()).decode("utf-8", errors="replace")
+            await response.aclose()
+            if response.status_code not in RETRYABLE_STATUS or attempt > max_retries:
+                raise ProviderHTTPError(
+                    response.status_code, body, error_hint(response.status_code, provider, model_id)
+                )
+            delay = parse_retry_after(response.headers)
+            if delay is not None and max_retry_delay_ms > 0 and delay * 1000 > max_retry_delay_ms:
+                raise RetryDelayTooLong(
+                    f"Server requested {round(delay)}s retry delay (max: {round(max_retry_delay_ms / 1000)}s). "
+                    f"{ProviderHTTPError(response.status_code, body)}"
+                )
+        if delay is None:
+            delay = min(0.5 * 2 ** (attempt - 1), 8.0) * (0.8 + 0.4 * random.random())
+        if not await abortable_sleep(delay, signal):
+            raise asyncio.CancelledError
+
+
+@dataclass(slots=True)
+class SSEEvent:
+    event: str
+    data: str
+
+
+async def iter_sse(response: httpx.Response) -> AsyncIterator[SSEEvent]:
+    """Split a `text/event-stream` body into events (``event:`` name, joined ``data:`` lines)."""
+    event = ""
+    data: list[str] = []
+    async for line in response.aiter_lines():
+        if not line:
+            if data:
+                yield SSEEvent(event or "message", "\n".join(data))
+            event, data = "", []
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        if value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+    if data:
+        yield SSEEvent(event or "message", "\n".join(data))
+
+
+def parse_json_data(data: str) -> Any:
+    """JSON of one SSE data field, with an error that says which frame was malformed."""
+    try:
+        return json.loads(data)
+    except ValueError as exc:
+        snippet = data if len(data) <= 200 else data[:200] + "..."
+        raise ValueError(f"Malformed stream frame from the server (not JSON): {snippet}") from exc
+
+
+__all__ = [
+    "RETRYABLE_STATUS",
+    "ProviderHTTPError",
+    "RequestSpec",
+    "RetryDelayTooLong",
+    "SSEEvent",
+    "abortable_sleep",
+    "error_hint",
+    "get_client",
+    "iter_sse",
+    "open_stream",
+    "parse_json_data",
+    "parse_retry_after",
+]

@@ -1,0 +1,133 @@
+"""Options of one request, and the helpers every provider uses to read them.
+
+`StreamOptions` holds what all wire APIs understand; provider-specific settings (Anthropic's
+``thinking_enabled``, OpenAI's ``reasoning_effort``, ``tool_choice``, ...) travel in `extra` under
+snake_case names documented in each provider module. `stream_simple` adds one portable `reasoning`
+level that each provider maps to its own wire fields.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, TypeAlias
+
+from pi.ai.abort import AbortSignal
+from pi.ai.types import CacheRetention, Model, ThinkingLevel
+
+OnPayload: TypeAlias = Callable[[dict[str, Any], Model], "dict[str, Any] | Awaitable[dict[str, Any] | None] | None"]
+"""Sees the request body before it is sent; a returned dict replaces it wholesale."""
+
+
+@dataclass(slots=True)
+class ThinkingBudgets:
+    """Token budgets per level for APIs that take a budget rather than an effort."""
+
+    minimal: int | None = None
+    low: int | None = None
+    medium: int | None = None
+    high: int | None = None
+
+
+DEFAULT_THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+
+
+@dataclass(slots=True)
+class StreamOptions:
+    temperature: float | None = None
+    max_tokens: int | None = None
+    signal: AbortSignal | None = None
+    api_key: str | None = None
+    cache_retention: CacheRetention | None = None
+    session_id: str | None = None
+    on_payload: OnPayload | None = None
+    headers: dict[str, str] | None = None
+    max_retry_delay_ms: int = 60_000
+    """Longest server-requested retry delay that is honoured; 0 means no cap."""
+    max_retries: int = 2
+    """Retries of transient HTTP failures (429, 5xx, dropped connections) before giving up."""
+    metadata: dict[str, Any] | None = None
+    timeout_s: float | None = None
+    """Timeout for connecting and between received bytes; None means wait as long as it takes."""
+    reasoning: ThinkingLevel | None = None
+    """Only read by `stream_simple`: the portable reasoning level."""
+    thinking_budgets: ThinkingBudgets | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Provider-specific options, by snake_case name."""
+
+
+_FIELDS = set(StreamOptions.__slots__)
+
+
+def make_options(options: StreamOptions | None = None, **kwargs: Any) -> StreamOptions:
+    """Merge keyword options into a StreamOptions; unknown keywords go to `extra`."""
+    base = options if options is not None else StreamOptions()
+    known = {k: v for k, v in kwargs.items() if k in _FIELDS and k != "extra"}
+    unknown = {k: v for k, v in kwargs.items() if k not in _FIELDS}
+    extra = {**base.extra, **kwargs.get("extra", {}), **unknown}
+    return replace(base, **known, extra=extra)
+
+
+def resolve_cache_retention(value: CacheRetention | None) -> CacheRetention:
+    """Explicit option, else ``PI_CACHE_RETENTION=long``, else ``"short"``."""
+    if value is not None:
+        return value
+    return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
+
+
+def clamp_reasoning(level: ThinkingLevel | None) -> ThinkingLevel | None:
+    """xhigh exists only on a few models; elsewhere it means high."""
+    return "high" if level == "xhigh" else level
+
+
+def supports_xhigh(model: Model) -> bool:
+    return any(tag in model.id for tag in ("gpt-5.2", "gpt-5.3", "gpt-5.4", "opus-4-6", "opus-4.6"))
+
+
+def simple_max_tokens(model: Model, options: StreamOptions) -> int:
+    """Default output budget of `stream_simple`: the model's maximum, capped at 32k."""
+    return options.max_tokens or min(model.max_tokens, 32000)
+
+
+def adjust_max_tokens_for_thinking(
+    base_max_tokens: int,
+    model_max_tokens: int,
+    level: ThinkingLevel,
+    budgets: ThinkingBudgets | None = None,
+) -> tuple[int, int]:
+    """(max_tokens, thinking_budget) for budget-based APIs: room for the answer plus the thinking."""
+    key = "high" if level == "xhigh" else level
+    custom = getattr(budgets, key, None) if budgets is not None else None
+    budget = custom if custom is not None else DEFAULT_THINKING_BUDGETS[key]
+    max_tokens = min(base_max_tokens + budget, model_max_tokens)
+    if max_tokens <= budget:
+        budget = max(0, max_tokens - 1024)
+    return max_tokens, budget
+
+
+def merge_headers(*layers: Mapping[str, str] | None) -> dict[str, str]:
+    """Later layers win: provider defaults, then model.headers, then dynamic, then options.headers."""
+    out: dict[str, str] = {}
+    for layer in layers:
+        if layer:
+            out.update(layer)
+    return out
+
+
+ToolChoice: TypeAlias = Literal["auto", "any", "none", "required"] | dict[str, Any]
+
+__all__ = [
+    "DEFAULT_THINKING_BUDGETS",
+    "OnPayload",
+    "StreamOptions",
+    "ThinkingBudgets",
+    "ToolChoice",
+    "adjust_max_tokens_for_thinking",
+    "clamp_reasoning",
+    "make_options",
+    "merge_headers",
+    "resolve_cache_retention",
+    "simple_max_tokens",
+    "supports_xhigh",
+]

@@ -1,0 +1,1 @@
+"""One module per wire API; each defines `PROVIDER: ApiProvider` and is imported lazily."""

@@ -1,0 +1,55 @@
+"""The four entry points of the LLM layer: stream / complete, and their `_simple` forms.
+
+`stream` passes options straight to the model's wire API; `stream_simple` takes one portable
+`reasoning` level and insists on an API key (given or from the environment) before anything is sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi.ai.env_api_keys import get_env_api_key, missing_key_message
+from pi.ai.event_stream import AssistantMessageEventStream
+from pi.ai.options import StreamOptions, make_options
+from pi.ai.registry import require_api_provider
+from pi.ai.types import AssistantMessage, Context, Model
+
+
+class MissingApiKeyError(ValueError):
+    """Raised before any request when no key is known for the model's provider."""
+
+
+def stream(
+    model: Model, context: Context, options: StreamOptions | None = None, **kwargs: Any
+) -> AssistantMessageEventStream:
+    """Stream a reply. Raises only if no provider speaks `model.api`; every later failure is an event."""
+    provider = require_api_provider(model.api)
+    return provider.stream(model, context, make_options(options, **kwargs))
+
+
+async def complete(
+    model: Model, context: Context, options: StreamOptions | None = None, **kwargs: Any
+) -> AssistantMessage:
+    return await stream(model, context, options, **kwargs).result()
+
+
+def stream_simple(
+    model: Model, context: Context, options: StreamOptions | None = None, **kwargs: Any
+) -> AssistantMessageEventStream:
+    """Stream with a portable `reasoning` level; raises MissingApiKeyError when no key is known."""
+    provider = require_api_provider(model.api)
+    opts = make_options(options, **kwargs)
+    if not opts.api_key:
+        opts.api_key = get_env_api_key(model.provider)
+    if not opts.api_key:
+        raise MissingApiKeyError(missing_key_message(model.provider))
+    return provider.stream_simple(model, context, opts)
+
+
+async def complete_simple(
+    model: Model, context: Context, options: StreamOptions | None = None, **kwargs: Any
+) -> AssistantMessage:
+    return await stream_simple(model, context, options, **kwargs).result()
+
+
+__all__ = ["MissingApiKeyError", "complete", "complete_simple", "stream", "stream_simple"]

@@ -1,0 +1,82 @@
+"""Retries, Retry-After and SSE framing of the shared HTTP layer, against a loopback server."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from pi.ai.abort import AbortController
+from pi.ai.http import ProviderHTTPError, RequestSpec, RetryDelayTooLong, iter_sse, open_stream
+from tests.support.http_server import ScriptedResponse, ScriptedServer, json_response, sse
+
+
+def _spec(server: ScriptedServer) -> RequestSpec:
+    return RequestSpec(url=f"{server.url}/v1/chat", headers={"x-test": "1"}, body={"hello": "wörld"})
+
+
+async def _open(server: ScriptedServer, **kw: object) -> object:
+    args: dict[str, object] = {
+        "signal": None,
+        "max_retries": 2,
+        "max_retry_delay_ms": 60_000,
+        "provider": "test",
+        "model_id": "m",
+    }
+    args.update(kw)
+    return await open_stream(_spec(server), **args)  # type: ignore[arg-type]
+
+
+async def test_retries_429_honouring_retry_after_then_streams(server: ScriptedServer) -> None:
+    server.queue(
+        json_response(429, {"error": "slow down"}, headers={"retry-after": "0.2"}),
+        ScriptedResponse(chunks=sse({"a": 1}, "[DONE]")),
+    )
+    started = time.monotonic()
+    response = await _open(server)
+    events = [e.data async for e in iter_sse(response)]  # type: ignore[arg-type]
+    assert time.monotonic() - started >= 0.2
+    assert events == ['{"a": 1}', "[DONE]"]
+    assert len(server.requests) == 2
+    assert server.requests[0].json() == {"hello": "wörld"}
+    assert server.requests[0].headers["x-test"] == "1"
+
+
+async def test_non_retryable_status_raises_with_status_and_body(server: ScriptedServer) -> None:
+    server.queue(json_response(401, {"error": {"message": "invalid x-api-key"}}))
+    with pytest.raises(ProviderHTTPError) as info:
+        await _open(server)
+    assert str(info.value).startswith('401 {"error": {"message": "invalid x-api-key"}}')
+    assert "check the API key" in str(info.value)
+    assert len(server.requests) == 1
+
+
+async def test_empty_error_body_reads_no_body(server: ScriptedServer) -> None:
+    server.queue(json_response(400, b""))
+    with pytest.raises(ProviderHTTPError, match=r"^400 status code \(no body\)"):
+        await _open(server)
+
+
+async def test_server_delay_beyond_cap_fails_fast(server: ScriptedServer) -> None:
+    server.queue(json_response(529, {"error": "overloaded"}, headers={"retry-after": "120"}))
+    with pytest.raises(RetryDelayTooLong, match=r"Server requested 120s retry delay \(max: 60s\)"):
+        await _open(server)
+
+
+async def test_gives_up_after_max_retries(server: ScriptedServer) -> None:
+    server.queue(*[json_response(500, {"error": "boom"}, headers={"retry-after": "0"}) for _ in range(3)])
+    with pytest.raises(ProviderHTTPError, match=r"^500"):
+        await _open(server, max_retries=2)
+    assert len(server.requests) == 3
+
+
+async def test_abort_stops_the_retry_wait_at_once(server: ScriptedServer) -> None:
+    import asyncio
+
+    server.queue(json_response(503, {"error": "x"}, headers={"retry-after": "30"}))
+    controller = AbortController()
+    asyncio.get_running_loop().call_later(0.1, controller.abort)
+    started = time.monotonic()
+    with pytest.raises(asyncio.CancelledError):
+        await _open(server, signal=controller.signal)
+    assert time.monotonic() - started < 5

@@ -1,0 +1,143 @@
+"""A loopback HTTP server that plays back scripted responses and records every request.
+
+Provider tests queue responses (status, headers, body chunks: SSE frames as the real APIs send
+them) and then assert on the events the client produced and on the requests it sent. It runs in a
+thread, so the same server serves in-process tests and `pi` subprocesses alike.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class ScriptedResponse:
+    status: int = 200
+    chunks: list[bytes] = field(default_factory=list)
+    headers: dict[str, str] = field(default_factory=lambda: {"content-type": "text/event-stream"})
+    chunk_delay: float = 0.0
+    drop_after: int | None = None
+    """Close the connection abruptly after this many chunks (a connection dropped mid-stream)."""
+    hold_open: float = 0.0
+    """Keep the connection open this many seconds after the last chunk (for abort tests)."""
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def sse(*events: Any, event_names: list[str] | None = None) -> list[bytes]:
+    """SSE frames of JSON payloads (strings are sent as-is), optionally with `event:` names."""
+    frames = []
+    for i, payload in enumerate(events):
+        data = payload if isinstance(payload, str) else json.dumps(payload)
+        head = f"event: {event_names[i]}\n" if event_names else ""
+        frames.append(f"{head}data: {data}\n\n".encode())
+    return frames
+
+
+def named_sse(*pairs: tuple[str, Any]) -> list[bytes]:
+    """Frames of (event name, JSON payload) pairs, as the Anthropic API sends them."""
+    return sse(*(payload for _, payload in pairs), event_names=[name for name, _ in pairs])
+
+
+def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> ScriptedResponse:
+    data = body if isinstance(body, (bytes, str)) else json.dumps(body)
+    raw = data.encode() if isinstance(data, str) else data
+    return ScriptedResponse(
+        status=status, chunks=[raw] if raw else [], headers={"content-type": "application/json", **(headers or {})}
+    )
+
+
+class ScriptedServer:
+    def __init__(self) -> None:
+        self.responses: deque[ScriptedResponse] = deque()
+        self.requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _handle(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else b""
+                with server._lock:
+                    server.requests.append(
+                        RecordedRequest(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                    )
+                    response = server.responses.popleft() if server.responses else None
+                if response is None:
+                    response = json_response(500, {"error": {"message": "no scripted response left"}})
+                self.send_response(response.status)
+                for key, value in response.headers.items():
+                    self.send_header(key, value)
+                if response.drop_after is None and response.headers.get("content-type") != "text/event-stream":
+                    self.send_header("content-length", str(sum(len(c) for c in response.chunks)))
+                    self.end_headers()
+                    for chunk in response.chunks:
+                        self.wfile.write(chunk)
+                    self.wfile.flush()
+                    return
+                self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                try:
+                    for i, chunk in enumerate(response.chunks):
+                        if response.drop_after is not None and i >= response.drop_after:
+                            self.wfile.flush()
+                            self.connection.close()
+                            return
+                        self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                        self.wfile.flush()
+                        if response.chunk_delay:
+                            time.sleep(response.chunk_delay)
+                    if response.drop_after is not None:
+                        self.connection.close()
+                        return
+                    if response.hold_open:
+                        time.sleep(response.hold_open)
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                self.close_connection = True
+
+            do_POST = _handle
+            do_GET = _handle
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def queue(self, *responses: ScriptedResponse) -> None:
+        with self._lock:
+            self.responses.extend(responses)
+
+    def start(self) -> ScriptedServer:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
