@@ -1,0 +1,133 @@
+"""Turn what the user typed (``--model sonnet:high``, ``openai/gpt-5``) into a model and thinking level.
+
+Matching goes from strict to loose: exact ``id`` or ``provider/id``, then a substring of the id or
+name preferring undated alias ids (``claude-sonnet-4-5`` over ``claude-sonnet-4-5-20250929``), then a
+``:level`` suffix. Without ``--model`` the default comes from settings, then a preferred model per
+provider among those with a key, then the first model with a key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pi.ai.types import Model
+from pi.app.args import THINKING_LEVELS
+
+_DATED = re.compile(r"-\d{8}$")
+
+DEFAULT_MODEL_PER_PROVIDER: dict[str, str] = {
+    "anthropic": "claude-opus-4-6",
+    "openai": "gpt-5.4",
+    "google": "gemini-2.5-pro",
+    "openrouter": "openai/gpt-5.1-codex",
+    "xai": "grok-4-fast-non-reasoning",
+    "groq": "openai/gpt-oss-120b",
+    "cerebras": "zai-glm-4.6",
+    "zai": "glm-4.6",
+    "mistral": "devstral-medium-latest",
+    "deepseek": "deepseek-chat",
+}
+DEFAULT_THINKING_LEVEL = "medium"
+
+
+class ModelResolutionError(ValueError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedModel:
+    model: Model
+    thinking_level: str | None = None
+    warning: str | None = None
+
+
+def _match_pattern(pattern: str, models: Sequence[Model]) -> Model | None:
+    needle = pattern.lower()
+    for model in models:
+        if model.id.lower() == needle or f"{model.provider}/{model.id}".lower() == needle:
+            return model
+    matches = [m for m in models if needle in m.id.lower() or needle in m.name.lower()]
+    if not matches:
+        return None
+    aliases = sorted((m for m in matches if not _DATED.search(m.id)), key=lambda m: m.id, reverse=True)
+    if aliases:
+        return aliases[0]
+    return sorted(matches, key=lambda m: m.id, reverse=True)[0]
+
+
+def resolve_cli_model(pattern: str, models: Sequence[Model], provider: str | None = None) -> ResolvedModel:
+    """Resolve ``--model`` (with optional ``--provider``); raises with pi's messages when nothing fits."""
+    providers = {m.provider.lower(): m.provider for m in models}
+    if provider is not None:
+        known = providers.get(provider.lower())
+        if known is None:
+            raise ModelResolutionError(
+                f'Unknown provider "{provider}". Use --list-models to see available providers/models.'
+            )
+        provider = known
+    elif "/" in pattern and pattern.split("/", 1)[0].lower() in providers:
+        prefix, rest = pattern.split("/", 1)
+        exact = [m for m in models if m.provider.lower() == prefix.lower() and m.id.lower() == rest.lower()]
+        if exact:
+            return ResolvedModel(exact[0])
+        provider, pattern = providers[prefix.lower()], rest
+    candidates = [m for m in models if provider is None or m.provider == provider]
+
+    found = _match_pattern(pattern, candidates)
+    level: str | None = None
+    if found is None and ":" in pattern:
+        base, _, suffix = pattern.rpartition(":")
+        if suffix in THINKING_LEVELS:
+            found = _match_pattern(base, candidates)
+            if found is not None:
+                level = suffix
+            else:
+                pattern = base
+    if found is not None:
+        return ResolvedModel(found, level)
+    if provider is not None and candidates:
+        template = next((m for m in candidates if m.id == DEFAULT_MODEL_PER_PROVIDER.get(provider)), candidates[0])
+        custom = template.model_copy(update={"id": pattern, "name": pattern})
+        return ResolvedModel(
+            custom, level, f'Model "{pattern}" not found for provider "{provider}". Using custom model id.'
+        )
+    raise ModelResolutionError(f'Model "{pattern}" not found. Use --list-models to see available models.')
+
+
+def default_model(
+    available: Sequence[Model], default_provider: str | None = None, default_model_id: str | None = None
+) -> Model | None:
+    """Settings' default if it has a key, else the preferred model of the first provider with one."""
+    if default_provider and default_model_id:
+        for model in available:
+            if model.provider == default_provider and model.id == default_model_id:
+                return model
+    for provider, model_id in DEFAULT_MODEL_PER_PROVIDER.items():
+        for model in available:
+            if model.provider == provider and model.id == model_id:
+                return model
+    return available[0] if available else None
+
+
+def clamp_thinking_level(level: str, model: Model) -> str:
+    """Non-reasoning models think "off"; xhigh exists only on a few models."""
+    if not model.reasoning:
+        return "off"
+    if level == "xhigh":
+        from pi.ai.options import supports_xhigh
+
+        return "xhigh" if supports_xhigh(model) else "high"
+    return level
+
+
+__all__ = [
+    "DEFAULT_MODEL_PER_PROVIDER",
+    "DEFAULT_THINKING_LEVEL",
+    "ModelResolutionError",
+    "ResolvedModel",
+    "clamp_thinking_level",
+    "default_model",
+    "resolve_cli_model",
+]
