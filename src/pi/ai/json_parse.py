@@ -111,7 +111,19 @@ class _Partial:
                     digits = text[pos + 2 : pos + 6]
                     if len(digits) < 4:
                         break
-                    parts.append(chr(int(digits, 16)))
+                    code = int(digits, 16)
+                    if 0xD800 <= code <= 0xDBFF:
+                        # Characters outside the BMP arrive as two escapes; join them, or wait
+                        # for the second rather than show a lone surrogate that cannot be encoded.
+                        tail = text[pos + 6 : pos + 12]
+                        if len(tail) < 6 and "\\u".startswith(tail[:2]):
+                            break
+                        low = int(tail[2:], 16) if tail[:2] == "\\u" and len(tail) == 6 else -1
+                        if 0xDC00 <= low <= 0xDFFF:
+                            parts.append(chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)))
+                            pos += 12
+                            continue
+                    parts.append(chr(code))
                     pos += 6
                     continue
                 parts.append(_ESCAPES.get(esc, esc))

@@ -1,0 +1,55 @@
+"""`pi --version` and `pi --help` must stay instant: they load no provider, no pydantic, no httpx."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pi.version import __version__
+
+PI = Path(sys.executable).parent / "pi"
+HEAVY_PREFIXES = ("pydantic", "pydantic_core", "httpx", "httpcore", "pi.ai")
+
+
+def imported_modules(*args: str) -> list[str]:
+    """Every module imported by `python -m pi <args>`, read from -X importtime."""
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "pi", *args], capture_output=True, text=True, check=True
+    )
+    names = []
+    for line in out.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            name = line.rsplit("|", 1)[1].strip()
+            if name != "package":  # the header line
+                names.append(name)
+    return names
+
+
+def test_version_prints_the_version_and_exits_zero() -> None:
+    assert PI.exists()
+    out = subprocess.run([str(PI), "--version"], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0
+    assert out.stdout == f"{__version__}\n"
+    assert out.stderr == ""
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_quick_flags_import_nothing_heavy(flag: str) -> None:
+    names = imported_modules(flag)
+    assert "pi.app.cli" in names  # the parse worked, so an empty list cannot pass by accident
+    heavy = [n for n in names if n in HEAVY_PREFIXES or n.startswith(tuple(p + "." for p in HEAVY_PREFIXES))]
+    assert heavy == []
+    assert not any(n.startswith("pi.ai.providers") for n in names)
+
+
+def test_importing_pi_ai_loads_no_provider_and_no_http_client() -> None:
+    code = (
+        "import sys, pi.ai\n"
+        "bad = sorted(m for m in sys.modules if m.startswith(('pi.ai.providers', 'httpx', 'pi.ai.models')))\n"
+        "print(bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
