@@ -7,7 +7,9 @@ thread, so the same server serves in-process tests and `pi` subprocesses alike.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -100,15 +102,14 @@ class ScriptedServer:
                 try:
                     for i, chunk in enumerate(response.chunks):
                         if response.drop_after is not None and i >= response.drop_after:
-                            self.wfile.flush()
-                            self.connection.close()
+                            self._drop()
                             return
                         self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
                         self.wfile.flush()
                         if response.chunk_delay:
                             time.sleep(response.chunk_delay)
                     if response.drop_after is not None:
-                        self.connection.close()
+                        self._drop()
                         return
                     if response.hold_open:
                         time.sleep(response.hold_open)
@@ -118,12 +119,20 @@ class ScriptedServer:
                     pass
                 self.close_connection = True
 
+            def _drop(self) -> None:
+                # close() alone leaves the socket open while rfile/wfile hold it, and keep-alive would
+                # wait for another request; shutting it down is what the client sees as a dropped line.
+                self.wfile.flush()
+                self.close_connection = True
+                with contextlib.suppress(OSError):
+                    self.connection.shutdown(socket.SHUT_RDWR)
+
             do_POST = _handle
             do_GET = _handle
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     @property
     def url(self) -> str:

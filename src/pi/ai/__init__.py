@@ -42,11 +42,17 @@ from pi.ai.types import (
 )
 
 if TYPE_CHECKING:
-    from pi.ai.models import get_model, get_models, get_providers, models_are_equal
+    from pi.ai.models import find_models, get_model, get_models, get_providers, models_are_equal
     from pi.ai.overflow import get_overflow_patterns, is_context_overflow
-    from pi.ai.validation import ToolValidationError, validate_tool_arguments, validate_tool_call
+    from pi.ai.validation import (
+        ToolValidationError,
+        validate_model_arguments,
+        validate_tool_arguments,
+        validate_tool_call,
+    )
 
 _LAZY = {
+    "find_models": "pi.ai.models",
     "get_model": "pi.ai.models",
     "get_models": "pi.ai.models",
     "get_providers": "pi.ai.models",
@@ -55,6 +61,7 @@ _LAZY = {
     "get_overflow_patterns": "pi.ai.overflow",
     "validate_tool_arguments": "pi.ai.validation",
     "validate_tool_call": "pi.ai.validation",
+    "validate_model_arguments": "pi.ai.validation",
     "ToolValidationError": "pi.ai.validation",
 }
 
@@ -101,6 +108,7 @@ __all__ = [
     "complete",
     "complete_simple",
     "event_to_json_dict",
+    "find_models",
     "get_api_provider",
     "get_env_api_key",
     "get_model",
@@ -115,6 +123,7 @@ __all__ = [
     "stream",
     "stream_simple",
     "transform_messages",
+    "validate_model_arguments",
     "validate_tool_arguments",
     "validate_tool_call",
 ]
