@@ -1,0 +1,93 @@
+"""Everything an agent run is configured with, apart from the conversation itself.
+
+Callbacks are asked afresh on every turn (an OAuth token may expire mid-run, a queue may fill while a
+tool runs), so the config holds functions rather than values where a value can change during a run.
+Every callback may be a plain function or a coroutine function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol, TypeAlias
+
+from pi.agent.hooks import AfterToolCall, BeforeToolCall
+from pi.agent.messages import AgentMessage
+from pi.ai.abort import AbortSignal
+from pi.ai.event_stream import AssistantMessageEventStream
+from pi.ai.options import OnPayload, StreamOptions, ThinkingBudgets
+from pi.ai.types import Context, Message, Model, ThinkingLevel
+
+ToolExecutionMode: TypeAlias = Literal["parallel", "sequential"]
+Transport: TypeAlias = Literal["sse", "websocket", "auto"]
+
+
+class GetApiKey(Protocol):
+    """The key for a provider right now; None falls back to the config's `api_key`."""
+
+    def __call__(self, provider: str) -> Awaitable[str | None] | str | None: ...
+
+
+class TransformContext(Protocol):
+    """Prunes, compacts or injects transcript entries before each request; sees application roles."""
+
+    def __call__(
+        self, messages: list[AgentMessage], signal: AbortSignal | None
+    ) -> Awaitable[list[AgentMessage]] | list[AgentMessage]: ...
+
+
+class ConvertToLlm(Protocol):
+    """Maps the transcript to what the model may see: application roles become LLM roles or are dropped."""
+
+    def __call__(self, messages: list[AgentMessage]) -> Awaitable[Sequence[Message]] | Sequence[Message]: ...
+
+
+class GetQueuedMessages(Protocol):
+    """Takes messages from a queue (steering or follow-up); an empty list means none are waiting."""
+
+    def __call__(self) -> Awaitable[list[AgentMessage]] | list[AgentMessage]: ...
+
+
+class AgentStreamFn(Protocol):
+    """How the loop asks the model; `pi.ai.stream_simple` by default."""
+
+    def __call__(
+        self, model: Model, context: Context, options: StreamOptions
+    ) -> AssistantMessageEventStream | Awaitable[AssistantMessageEventStream]: ...
+
+
+@dataclass(slots=True)
+class AgentLoopConfig:
+    model: Model
+    reasoning: ThinkingLevel | None = None
+    session_id: str | None = None
+    api_key: str | None = None
+    get_api_key: GetApiKey | None = None
+    transform_context: TransformContext | None = None
+    convert_to_llm: ConvertToLlm | None = None
+    """Defaults to keeping user, assistant and toolResult messages."""
+    before_tool_call: BeforeToolCall | None = None
+    after_tool_call: AfterToolCall | None = None
+    tool_execution: ToolExecutionMode = "parallel"
+    get_steering_messages: GetQueuedMessages | None = None
+    """Polled after each turn; its messages go to the model before it is asked again."""
+    get_follow_up_messages: GetQueuedMessages | None = None
+    """Polled when the agent would otherwise stop; its messages start another turn."""
+    on_payload: OnPayload | None = None
+    thinking_budgets: ThinkingBudgets | None = None
+    max_retry_delay_ms: int | None = None
+    transport: Transport | None = None
+    stream_options: StreamOptions | None = None
+    """Further request options (temperature, max_tokens, headers, provider extras, ...)."""
+
+
+__all__ = [
+    "AgentLoopConfig",
+    "AgentStreamFn",
+    "ConvertToLlm",
+    "GetApiKey",
+    "GetQueuedMessages",
+    "ToolExecutionMode",
+    "TransformContext",
+    "Transport",
+]

@@ -1,0 +1,21 @@
+"""The conversation one agent run works on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi.agent.messages import AgentMessage
+from pi.agent.tool import AgentTool
+
+
+@dataclass(slots=True)
+class AgentContext:
+    """System prompt, transcript and tools. The loop appends to `messages` as the run goes."""
+
+    system_prompt: str = ""
+    messages: list[AgentMessage] = field(default_factory=list)
+    tools: list[AgentTool[Any]] = field(default_factory=list)
+
+
+__all__ = ["AgentContext"]

@@ -1,0 +1,178 @@
+"""What an agent run reports, in order, to every renderer (TUI, print, JSON, RPC) and to the Agent's state.
+
+Each event knows its pi JSON form (`to_json_dict()`, camelCase keys) because the JSON and RPC modes
+print events as they come and must match what pi prints. Events are slotted dataclasses: a run emits
+one per streamed chunk, and the assistant message they carry is the provider's live partial, shared
+rather than copied (copy it if you keep it past the event).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from pi.agent.messages import AgentMessage, to_jsonable
+from pi.agent.tool import AgentToolResult
+from pi.ai.events import AssistantMessageEvent, event_to_json_dict
+from pi.ai.types import AssistantMessage, ToolResultMessage
+
+
+def tool_result_to_json(result: AgentToolResult) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "content": [block.to_json_dict() for block in result.content],
+        "details": to_jsonable(result.details),
+    }
+    if result.terminate:
+        out["terminate"] = True
+    return out
+
+
+@dataclass(slots=True)
+class AgentStartEvent:
+    type: Literal["agent_start"] = "agent_start"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type}
+
+
+@dataclass(slots=True)
+class AgentEndEvent:
+    messages: list[AgentMessage] = field(default_factory=list)
+    """Every message this run added, prompts included."""
+    type: Literal["agent_end"] = "agent_end"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "messages": [to_jsonable(m) for m in self.messages]}
+
+
+@dataclass(slots=True)
+class TurnStartEvent:
+    type: Literal["turn_start"] = "turn_start"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type}
+
+
+@dataclass(slots=True)
+class TurnEndEvent:
+    message: AssistantMessage
+    tool_results: list[ToolResultMessage] = field(default_factory=list)
+    type: Literal["turn_end"] = "turn_end"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "message": self.message.to_json_dict(),
+            "toolResults": [r.to_json_dict() for r in self.tool_results],
+        }
+
+
+@dataclass(slots=True)
+class MessageStartEvent:
+    message: AgentMessage
+    type: Literal["message_start"] = "message_start"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "message": to_jsonable(self.message)}
+
+
+@dataclass(slots=True)
+class MessageUpdateEvent:
+    """One streamed change to the assistant message; `message` is the live partial."""
+
+    message: AssistantMessage
+    assistant_message_event: AssistantMessageEvent
+    type: Literal["message_update"] = "message_update"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "message": self.message.to_json_dict(),
+            "assistantMessageEvent": event_to_json_dict(self.assistant_message_event),
+        }
+
+
+@dataclass(slots=True)
+class MessageEndEvent:
+    message: AgentMessage
+    type: Literal["message_end"] = "message_end"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "message": to_jsonable(self.message)}
+
+
+@dataclass(slots=True)
+class ToolExecutionStartEvent:
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+    """The arguments as the model sent them, before repair and validation."""
+    type: Literal["tool_execution_start"] = "tool_execution_start"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args}
+
+
+@dataclass(slots=True)
+class ToolExecutionUpdateEvent:
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+    partial_result: AgentToolResult
+    type: Literal["tool_execution_update"] = "tool_execution_update"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "toolCallId": self.tool_call_id,
+            "toolName": self.tool_name,
+            "args": self.args,
+            "partialResult": tool_result_to_json(self.partial_result),
+        }
+
+
+@dataclass(slots=True)
+class ToolExecutionEndEvent:
+    tool_call_id: str
+    tool_name: str
+    result: AgentToolResult
+    is_error: bool
+    type: Literal["tool_execution_end"] = "tool_execution_end"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "toolCallId": self.tool_call_id,
+            "toolName": self.tool_name,
+            "result": tool_result_to_json(self.result),
+            "isError": self.is_error,
+        }
+
+
+AgentEvent: TypeAlias = (
+    AgentStartEvent
+    | AgentEndEvent
+    | TurnStartEvent
+    | TurnEndEvent
+    | MessageStartEvent
+    | MessageUpdateEvent
+    | MessageEndEvent
+    | ToolExecutionStartEvent
+    | ToolExecutionUpdateEvent
+    | ToolExecutionEndEvent
+)
+
+__all__ = [
+    "AgentEndEvent",
+    "AgentEvent",
+    "AgentStartEvent",
+    "MessageEndEvent",
+    "MessageStartEvent",
+    "MessageUpdateEvent",
+    "ToolExecutionEndEvent",
+    "ToolExecutionStartEvent",
+    "ToolExecutionUpdateEvent",
+    "TurnEndEvent",
+    "TurnStartEvent",
+    "tool_result_to_json",
+]

@@ -1,0 +1,78 @@
+"""Points where an application can step into tool execution: before a call runs, and after it returns.
+
+A permission gate blocks a call before it runs (and tells the model why); an auditing or redacting
+layer rewrites what a tool returned before the model sees it. Hooks receive the abort signal of the
+run; they may be plain functions or coroutines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pi.agent.context import AgentContext
+from pi.agent.tool import AgentToolResult, ToolContent
+from pi.ai.abort import AbortSignal
+from pi.ai.types import AssistantMessage, ToolCall
+
+BLOCKED_DEFAULT_REASON = "Tool execution was blocked"
+
+
+@dataclass(slots=True)
+class BeforeToolCallContext:
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
+    args: Any
+    """The validated parameters (an instance of the tool's parameter model)."""
+    context: AgentContext
+
+
+@dataclass(slots=True)
+class BeforeToolCallResult:
+    block: bool = False
+    reason: str | None = None
+    """Told to the model instead of a result; "Tool execution was blocked" when absent."""
+
+
+@dataclass(slots=True)
+class AfterToolCallContext:
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
+    args: Any
+    result: AgentToolResult
+    is_error: bool
+    context: AgentContext
+
+
+@dataclass(slots=True)
+class AfterToolCallResult:
+    """Each field that is not None replaces the tool's own; nothing is merged."""
+
+    content: list[ToolContent] | None = None
+    details: Any = None
+    is_error: bool | None = None
+    terminate: bool | None = None
+
+
+class BeforeToolCall(Protocol):
+    def __call__(
+        self, ctx: BeforeToolCallContext, signal: AbortSignal | None
+    ) -> Awaitable[BeforeToolCallResult | None] | BeforeToolCallResult | None: ...
+
+
+class AfterToolCall(Protocol):
+    def __call__(
+        self, ctx: AfterToolCallContext, signal: AbortSignal | None
+    ) -> Awaitable[AfterToolCallResult | None] | AfterToolCallResult | None: ...
+
+
+__all__ = [
+    "BLOCKED_DEFAULT_REASON",
+    "AfterToolCall",
+    "AfterToolCallContext",
+    "AfterToolCallResult",
+    "BeforeToolCall",
+    "BeforeToolCallContext",
+    "BeforeToolCallResult",
+]

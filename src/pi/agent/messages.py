@@ -1,0 +1,57 @@
+"""Messages of an agent conversation: the LLM's three roles plus whatever roles an application adds.
+
+An application keeps its own entries in the transcript (a notification, a bash run the user did by
+hand, a compaction summary) next to the model's messages, so the transcript is the single record of
+what happened. The model sees none of them unless `convert_to_llm` maps them to a role it knows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeAlias
+
+from pydantic import BaseModel
+
+from pi.ai.types import AssistantMessage, Message, ToolResultMessage, UserMessage
+
+
+class CustomAgentMessage(Protocol):
+    """Any object with a `role` is a message the transcript can hold (pydantic models fit best)."""
+
+    @property
+    def role(self) -> str: ...
+
+
+AgentMessage: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage | CustomAgentMessage
+"""A transcript entry: one of the LLM's messages, or an application's own role."""
+
+LLM_MESSAGE_TYPES = (UserMessage, AssistantMessage, ToolResultMessage)
+
+
+def default_convert_to_llm(messages: Sequence[AgentMessage]) -> list[Message]:
+    """Keep the roles every provider understands; drop application roles."""
+    return [m for m in messages if isinstance(m, LLM_MESSAGE_TYPES)]
+
+
+def to_jsonable(value: Any) -> Any:
+    """pi's JSON form of a message, tool details or content block, whatever type an application used."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    to_json = getattr(value, "to_json_dict", None)
+    if callable(to_json):
+        return to_json()
+    if isinstance(value, BaseModel):
+        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    if hasattr(value, "__dict__"):
+        return {k: to_jsonable(v) for k, v in vars(value).items() if not k.startswith("_")}
+    return str(value)
+
+
+__all__ = ["LLM_MESSAGE_TYPES", "AgentMessage", "CustomAgentMessage", "default_convert_to_llm", "to_jsonable"]

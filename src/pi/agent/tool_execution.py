@@ -1,0 +1,444 @@
+"""Running the tool calls of one assistant reply, and reporting each as events and a result message.
+
+Every call the model made gets exactly one result message, whatever happens (unknown tool, invalid
+arguments, a blocking hook, a raising tool, an abort): a request that contains a tool call without
+its result is refused by every provider, so a lost result would break the next turn.
+
+Calls run concurrently unless the config or one of the called tools asks for one at a time. End
+events are reported as tools finish, so a UI shows the fast tool done while the slow one still runs;
+result messages keep the order of the calls, which is the order the model reads them in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
+
+from pydantic import ValidationError
+
+from pi.agent.config import AgentLoopConfig
+from pi.agent.context import AgentContext
+from pi.agent.events import (
+    AgentEvent,
+    MessageEndEvent,
+    MessageStartEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+)
+from pi.agent.hooks import (
+    BLOCKED_DEFAULT_REASON,
+    AfterToolCallContext,
+    AfterToolCallResult,
+    BeforeToolCallContext,
+    BeforeToolCallResult,
+)
+from pi.agent.tool import AgentTool, AgentToolResult
+from pi.ai.abort import AbortSignal
+from pi.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+from pi.ai.validation import validate_model_arguments
+
+T = TypeVar("T")
+
+ABORTED_TEXT = "Operation aborted"
+TRUNCATED_CALL_TEXT = (
+    'Tool call "{name}" was not executed: the response hit the output token limit, so its arguments may be '
+    "truncated. Re-issue the tool call with complete arguments."
+)
+
+
+class LoopAborted(Exception):
+    """Raised inside the loop when the run's signal fires during an awaited step."""
+
+
+def error_text(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+def error_result(text: str) -> AgentToolResult:
+    return AgentToolResult(content=[TextContent(text=text)], details={})
+
+
+async def resolve(value: Awaitable[T] | T) -> T:
+    """Callbacks may be plain functions or coroutines; this accepts either result."""
+    if inspect.isawaitable(value):
+        return await cast(Awaitable[T], value)
+    return value
+
+
+async def race_abort(value: Awaitable[T] | T, signal: AbortSignal | None) -> T:
+    """Await `value` unless the run is aborted first (then the awaited work is cancelled)."""
+    if not inspect.isawaitable(value):
+        return value
+    awaitable = cast(Awaitable[T], value)
+    if signal is None:
+        return await awaitable
+    task: asyncio.Future[T] = asyncio.ensure_future(awaitable)
+    if signal.aborted:
+        task.cancel()
+        raise LoopAborted
+
+    def cancel() -> None:
+        task.cancel()
+
+    remove = signal.add_listener(cancel)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if signal.aborted and task.cancelled():
+            raise LoopAborted from None
+        raise
+    finally:
+        remove()
+
+
+@dataclass(slots=True)
+class ToolBatch:
+    """What the tool phase produced, for the loop to act on after `turn_end`."""
+
+    results: list[ToolResultMessage] = field(default_factory=list)
+    terminate: bool = False
+    aborted: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class _Call:
+    call: ToolCall
+    tool: AgentTool[Any] | None = None
+    params: Any = None
+    started: bool = False
+    result: AgentToolResult | None = None
+    is_error: bool = False
+    ended: bool = False
+    task: asyncio.Task[None] | None = None
+
+
+@dataclass(slots=True)
+class _Finished:
+    item: _Call
+    result: AgentToolResult
+    is_error: bool
+
+
+@dataclass(slots=True)
+class _Update:
+    event: ToolExecutionUpdateEvent
+    ack: asyncio.Future[None]
+
+
+class _Aborted:
+    pass
+
+
+_ABORT = _Aborted()
+
+_Signal = _Finished | _Update | _Aborted
+
+_background: set[asyncio.Task[None]] = set()
+"""Tools that ignored an abort keep running unobserved; held here so they are not collected mid-run."""
+
+
+class _Channel:
+    """Where running tools report to the one generator that turns their reports into events."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: deque[_Signal] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put(self, item: _Signal) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self) -> _Signal:
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+            self._waiter = None
+        return self._items.popleft()
+
+    def drop_pending(self) -> None:
+        """Release tools waiting on updates that will never be reported."""
+        for item in self._items:
+            if isinstance(item, _Update) and not item.ack.done():
+                item.ack.set_result(None)
+        self._items.clear()
+
+
+class ToolPhase:
+    """Executes one reply's tool calls; iterate `run()` for the events, then read `batch`."""
+
+    def __init__(
+        self,
+        context: AgentContext,
+        message: AssistantMessage,
+        calls: Sequence[ToolCall],
+        config: AgentLoopConfig,
+        signal: AbortSignal | None,
+    ) -> None:
+        self.context = context
+        self.message = message
+        self.config = config
+        self.signal = signal
+        self.batch = ToolBatch()
+        self._items = [_Call(call) for call in calls]
+        self._channel = _Channel()
+
+    # -- entry points ----------------------------------------------------------------------------
+
+    async def run(self) -> AsyncIterator[AgentEvent]:
+        signal = self.signal
+        remove = signal.add_listener(self._on_abort) if signal is not None else None
+        try:
+            if self.message.stop_reason == "length":
+                inner = self._not_executed()
+            elif self._sequential():
+                inner = self._run_sequential()
+            else:
+                inner = self._run_parallel()
+            async for event in inner:
+                yield event
+        finally:
+            if remove is not None:
+                remove()
+            self._channel.drop_pending()
+        items = self._items
+        self.batch.terminate = bool(items) and all(item.result is not None and item.result.terminate for item in items)
+
+    def _on_abort(self) -> None:
+        self.batch.aborted = True
+        self._channel.put(_ABORT)
+
+    def _sequential(self) -> bool:
+        if self.config.tool_execution == "sequential":
+            return True
+        tools = self._tools()
+        for item in self._items:
+            tool = tools.get(item.call.name)
+            if tool is not None and tool.execution_mode == "sequential":
+                return True
+        return False
+
+    def _tools(self) -> dict[str, AgentTool[Any]]:
+        return {tool.name: tool for tool in self.context.tools}
+
+    # -- modes -----------------------------------------------------------------------------------
+
+    async def _not_executed(self) -> AsyncIterator[AgentEvent]:
+        """A reply cut off by the token limit may carry truncated arguments: run none of its calls."""
+        for item in self._items:
+            yield self._start(item)
+            yield self._end(item, error_result(TRUNCATED_CALL_TEXT.format(name=item.call.name)), True)
+            for event in self._result_message(item):
+                yield event
+
+    async def _run_sequential(self) -> AsyncIterator[AgentEvent]:
+        tools = self._tools()
+        for item in self._items:
+            yield self._start(item)
+            if not self.batch.aborted:
+                try:
+                    immediate = await self._prepare(item, tools)
+                except LoopAborted:
+                    self.batch.aborted = True
+                    immediate = None
+                if immediate is not None:
+                    yield self._end(item, immediate, True)
+                elif not self.batch.aborted:
+                    self._spawn(item)
+                    async for event in self._drain():
+                        yield event
+            if not item.ended:
+                yield self._end(item, error_result(ABORTED_TEXT), True)
+            for event in self._result_message(item):
+                yield event
+
+    async def _run_parallel(self) -> AsyncIterator[AgentEvent]:
+        tools = self._tools()
+        for item in self._items:
+            if self.batch.aborted:
+                break
+            yield self._start(item)
+            try:
+                immediate = await self._prepare(item, tools)
+            except LoopAborted:
+                self.batch.aborted = True
+                break
+            if immediate is not None:
+                yield self._end(item, immediate, True)
+        if not self.batch.aborted:
+            for item in self._items:
+                if not item.ended:
+                    self._spawn(item)
+            async for event in self._drain():
+                yield event
+        for item in self._items:
+            if not item.ended:
+                if not item.started:
+                    yield self._start(item)
+                yield self._end(item, error_result(ABORTED_TEXT), True)
+        for item in self._items:
+            for event in self._result_message(item):
+                yield event
+
+    async def _drain(self) -> AsyncIterator[AgentEvent]:
+        """Report updates and completions of the running tools until all have ended or the run aborts."""
+        channel = self._channel
+        while any(item.task is not None and not item.ended for item in self._items):
+            report = await channel.get()
+            if isinstance(report, _Update):
+                yield report.event
+                if not report.ack.done():
+                    report.ack.set_result(None)
+            elif isinstance(report, _Finished):
+                yield self._end(report.item, report.result, report.is_error)
+            else:
+                for item in self._items:
+                    task = item.task
+                    if task is not None and not task.done():
+                        _background.add(task)
+                        task.add_done_callback(_background.discard)
+                return
+
+    # -- one call --------------------------------------------------------------------------------
+
+    async def _prepare(self, item: _Call, tools: dict[str, AgentTool[Any]]) -> AgentToolResult | None:
+        """Find, repair, validate and clear the call; an error result means it will not run."""
+        call = item.call
+        tool = tools.get(call.name)
+        if tool is None:
+            return error_result(f"Tool {call.name} not found")
+        try:
+            args = call.arguments
+            if tool.prepare_arguments is not None:
+                args = tool.prepare_arguments(args)
+            params = validate_model_arguments(tool.name, tool.parameters, args)
+        except Exception as exc:
+            return error_result(error_text(exc))
+        before = self.config.before_tool_call
+        if before is not None:
+            ctx = BeforeToolCallContext(
+                assistant_message=self.message, tool_call=call, args=params, context=self.context
+            )
+            try:
+                verdict: BeforeToolCallResult | None = await race_abort(before(ctx, self.signal), self.signal)
+            except LoopAborted:
+                raise
+            except Exception as exc:
+                return error_result(error_text(exc))
+            if verdict is not None and verdict.block:
+                return error_result(verdict.reason or BLOCKED_DEFAULT_REASON)
+        item.tool = tool
+        item.params = params
+        return None
+
+    def _spawn(self, item: _Call) -> None:
+        item.task = asyncio.get_running_loop().create_task(self._execute(item))
+
+    async def _execute(self, item: _Call) -> None:
+        tool = item.tool
+        assert tool is not None
+        call = item.call
+        channel = self._channel
+
+        def on_update(partial: AgentToolResult) -> Awaitable[None]:
+            ack: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            if item.ended or self.batch.aborted:
+                ack.set_result(None)
+            else:
+                event = ToolExecutionUpdateEvent(call.id, call.name, call.arguments, partial)
+                channel.put(_Update(event, ack))
+            return ack
+
+        try:
+            result = await tool.execute(call.id, item.params, self.signal, on_update)
+            is_error = False
+        except asyncio.CancelledError:
+            channel.put(_Finished(item, error_result(ABORTED_TEXT), True))
+            raise
+        except Exception as exc:
+            result, is_error = error_result(error_text(exc)), True
+        result, is_error = await self._after(item, result, is_error)
+        channel.put(_Finished(item, result, is_error))
+
+    async def _after(self, item: _Call, result: AgentToolResult, is_error: bool) -> tuple[AgentToolResult, bool]:
+        after = self.config.after_tool_call
+        if after is None:
+            return result, is_error
+        ctx = AfterToolCallContext(
+            assistant_message=self.message,
+            tool_call=item.call,
+            args=item.params,
+            result=result,
+            is_error=is_error,
+            context=self.context,
+        )
+        try:
+            change: AfterToolCallResult | None = await resolve(after(ctx, self.signal))
+        except Exception as exc:
+            return error_result(error_text(exc)), True
+        if change is None:
+            return result, is_error
+        replaced = AgentToolResult(
+            content=change.content if change.content is not None else result.content,
+            details=change.details if change.details is not None else result.details,
+            terminate=change.terminate if change.terminate is not None else result.terminate,
+        )
+        return replaced, change.is_error if change.is_error is not None else is_error
+
+    # -- events ----------------------------------------------------------------------------------
+
+    def _start(self, item: _Call) -> ToolExecutionStartEvent:
+        item.started = True
+        call = item.call
+        return ToolExecutionStartEvent(call.id, call.name, call.arguments)
+
+    def _end(self, item: _Call, result: AgentToolResult, is_error: bool) -> ToolExecutionEndEvent:
+        item.result = result
+        item.is_error = is_error
+        item.ended = True
+        call = item.call
+        return ToolExecutionEndEvent(call.id, call.name, result, is_error)
+
+    def _result_message(self, item: _Call) -> tuple[MessageStartEvent, MessageEndEvent]:
+        result = item.result
+        assert result is not None
+        call = item.call
+        try:
+            message = ToolResultMessage(
+                tool_call_id=call.id,
+                tool_name=call.name,
+                content=list(result.content or ()),
+                details=result.details,
+                is_error=item.is_error,
+            )
+        except ValidationError as exc:
+            message = ToolResultMessage(
+                tool_call_id=call.id,
+                tool_name=call.name,
+                content=[TextContent(text=f"Tool {call.name} returned content that is not text or images: {exc}")],
+                details={},
+                is_error=True,
+            )
+        self.batch.results.append(message)
+        return MessageStartEvent(message), MessageEndEvent(message)
+
+
+__all__ = [
+    "ABORTED_TEXT",
+    "TRUNCATED_CALL_TEXT",
+    "LoopAborted",
+    "ToolBatch",
+    "ToolPhase",
+    "error_result",
+    "error_text",
+    "race_abort",
+    "resolve",
+]

@@ -1,0 +1,235 @@
+"""Abort, steering, follow-ups, truncated replies and tools that end the run."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pi.agent import AgentTool, AgentToolResult, ToolExecutionEndEvent, TurnEndEvent
+from pi.ai.abort import AbortSignal
+from pi.ai.faux import FauxProvider, faux_assistant_message, faux_text, faux_tool_call, register_faux_provider
+from pi.ai.types import UserMessage
+
+from .helpers import (
+    ContextSpy,
+    Controlled,
+    EchoParams,
+    ToolLog,
+    echo_tool,
+    every_call_answered,
+    make_agent,
+    text_result,
+)
+
+
+def call(name: str, args: dict[str, Any], id: str) -> Any:
+    return faux_tool_call(name, args, id=id)
+
+
+async def test_abort_during_tools_ends_the_run_and_leaves_a_valid_history(faux: FauxProvider) -> None:
+    gate = Controlled()
+    faux.set_responses([faux_assistant_message([call("wait", {"text": "a"}, "c1"), call("wait", {"text": "b"}, "c2")])])
+    agent, rec = make_agent(faux, tools=[gate.tool()])
+    run = asyncio.create_task(agent.prompt("go"))
+    await gate.events_for("a")[0].wait()
+    await gate.events_for("b")[0].wait()
+    agent.abort()
+    await run
+    for _ in range(5):  # the run does not wait for tools to wind down; they do so right after
+        await asyncio.sleep(0)
+    assert sorted(gate.saw_abort) == ["a", "b"]  # the signal reached every running tool
+    labels = rec.labelled()
+    assert labels[-6:] == [
+        "message_start:toolResult", "message_end:toolResult", "message_start:toolResult", "message_end:toolResult",
+        "turn_end", "agent_end",
+    ]  # fmt: skip
+    turn_end = next(e for e in rec.events if isinstance(e, TurnEndEvent))
+    assert [(r.content[0].text, r.is_error) for r in turn_end.tool_results] == [("Operation aborted", True)] * 2
+    assert faux.call_count == 1
+    assert not agent.state.is_streaming and agent.state.pending_tool_calls == frozenset()
+
+    spy = ContextSpy(faux_assistant_message("fresh start"))
+    faux.set_responses([spy])
+    await agent.prompt("again")
+    assert every_call_answered(spy.contexts[0])
+    assert agent.state.messages[-1].content[0].text == "fresh start"
+
+
+async def test_abort_in_sequential_batch_answers_unstarted_calls(faux: FauxProvider) -> None:
+    gate = Controlled()
+    log = ToolLog()
+    faux.set_responses([faux_assistant_message([call("wait", {"text": "a"}, "c1"), call("echo", {"text": "b"}, "c2")])])
+    agent, rec = make_agent(faux, tools=[gate.tool(), echo_tool(log)], tool_execution="sequential")
+    run = asyncio.create_task(agent.prompt("go"))
+    await gate.events_for("a")[0].wait()
+    agent.abort()
+    await run
+    assert log.calls == []
+    labels = rec.labelled()
+    assert "tool_execution_start:c2" in labels and "tool_execution_end:c2" in labels
+    results = next(e for e in rec.events if isinstance(e, TurnEndEvent)).tool_results
+    assert [r.content[0].text for r in results] == ["Operation aborted", "Operation aborted"]
+
+
+async def test_abort_while_streaming_ends_aborted_without_tool_calls() -> None:
+    faux = register_faux_provider(tokens_per_second=2000)
+    try:
+        faux.set_responses(
+            [faux_assistant_message([faux_text("thinking out loud " * 10), call("echo", {"text": "x" * 400}, "c1")])]
+        )
+        log = ToolLog()
+        agent, rec = make_agent(faux, tools=[echo_tool(log)])
+
+        def abort_when_calling(event: Any) -> None:
+            if event.type == "message_update" and event.assistant_message_event.type == "toolcall_delta":
+                agent.abort()
+
+        agent.subscribe(abort_when_calling)
+        await agent.prompt("go")
+        assert log.calls == []
+        reply = agent.state.messages[-1]
+        assert reply.role == "assistant" and reply.stop_reason == "aborted"
+        assert reply.error_message == "Operation aborted"
+        assert [b.type for b in reply.content] == ["text"]
+        assert rec.types()[-3:] == ["message_end", "turn_end", "agent_end"]
+        assert agent.state.error_message == "Operation aborted"
+    finally:
+        faux.unregister()
+
+
+async def test_steering_during_a_tool_does_not_skip_calls_and_comes_before_the_next_request(
+    faux: FauxProvider,
+) -> None:
+    gate = Controlled()
+    log = ToolLog()
+    spy = ContextSpy(faux_assistant_message("noted"))
+    faux.set_responses(
+        [faux_assistant_message([call("wait", {"text": "a"}, "c1"), call("echo", {"text": "b"}, "c2")]), spy]
+    )
+    agent, rec = make_agent(faux, tools=[gate.tool(), echo_tool(log)], tool_execution="sequential")
+    run = asyncio.create_task(agent.prompt("go"))
+    await gate.events_for("a")[0].wait()
+    steer = UserMessage(content="use tabs, not spaces")
+    agent.steer(steer)
+    gate.events_for("a")[1].set()
+    await run
+    assert [c[1].text for c in log.calls] == ["b"]  # not skipped
+    labels = rec.labelled()
+    first_turn_end = labels.index("turn_end")
+    assert labels[first_turn_end : first_turn_end + 4] == [
+        "turn_end", "turn_start", "message_start:user", "message_end:user",
+    ]  # fmt: skip
+    sent = spy.contexts[0].messages
+    assert sent[-1] is steer and sent[-2].role == "toolResult"
+    assert not agent.has_queued_messages()
+
+
+async def test_follow_up_runs_after_the_last_turn(faux: FauxProvider) -> None:
+    spy = ContextSpy(faux_assistant_message("second answer"))
+    faux.set_responses([faux_assistant_message("first answer"), spy])
+    agent, rec = make_agent(faux)
+    later = UserMessage(content="and then?")
+
+    def queue_once(event: Any) -> None:
+        if event.type == "message_start" and event.message.role == "assistant" and not spy.contexts:
+            agent.follow_up(later)
+
+    agent.subscribe(queue_once)
+    await agent.prompt("first")
+    assert rec.labelled()[-10:-1] == [
+        "message_start:assistant", "message_end:assistant", "turn_end",
+        "turn_start", "message_start:user", "message_end:user", "message_start:assistant", "message_end:assistant",
+        "turn_end",
+    ]  # fmt: skip
+    assert spy.contexts[0].messages[-1] is later
+    assert rec.types()[-1] == "agent_end"
+    assert rec.types().count("agent_end") == 1
+
+
+async def test_follow_up_waits_while_the_model_calls_tools(faux: FauxProvider) -> None:
+    faux.set_responses(
+        [faux_assistant_message(call("echo", {"text": "a"}, "c1")), faux_assistant_message("done"),
+         faux_assistant_message("follow-up answered")]
+    )  # fmt: skip
+    agent, _ = make_agent(faux, tools=[echo_tool()])
+    agent.follow_up(UserMessage(content="later"))
+    await agent.prompt("go")
+    roles = [m.role for m in agent.state.messages]
+    assert roles == ["user", "assistant", "toolResult", "assistant", "user", "assistant"]
+
+
+async def test_queue_modes_one_at_a_time_versus_all(faux: FauxProvider) -> None:
+    # steering: the prompt's turn takes one (or all) queued messages, each further one needs its own turn
+    for mode, requests in (("one-at-a-time", 2), ("all", 1)):
+        faux.set_responses([faux_assistant_message("ok")] * 3)
+        before = faux.call_count
+        agent, _ = make_agent(faux, steering_mode=mode)
+        agent.steer(UserMessage(content="s1"))
+        agent.steer(UserMessage(content="s2"))
+        await agent.prompt("go")
+        assert faux.call_count - before == requests
+        assert [m.content for m in agent.state.messages if m.role == "user"][1:] == ["s1", "s2"]
+    # follow-ups: only after the model is done, one (or all) per extra turn
+    for mode, requests in (("one-at-a-time", 3), ("all", 2)):
+        faux.set_responses([faux_assistant_message("ok")] * 3)
+        before = faux.call_count
+        agent, _ = make_agent(faux, follow_up_mode=mode)
+        agent.follow_up(UserMessage(content="f1"))
+        agent.follow_up(UserMessage(content="f2"))
+        await agent.prompt("go")
+        assert faux.call_count - before == requests
+        assert [m.content for m in agent.state.messages if m.role == "user"][1:] == ["f1", "f2"]
+
+
+async def test_length_stopped_tool_calls_are_not_executed(faux: FauxProvider) -> None:
+    log = ToolLog()
+    faux.set_responses(
+        [faux_assistant_message(call("echo", {"text": "trunc"}, "c1"), stop_reason="length"),
+         faux_assistant_message("retrying properly")]
+    )  # fmt: skip
+    agent, rec = make_agent(faux, tools=[echo_tool(log)])
+    await agent.prompt("go")
+    assert log.calls == []
+    result = agent.state.messages[2]
+    assert result.is_error
+    assert result.content[0].text == (
+        'Tool call "echo" was not executed: the response hit the output token limit, so its arguments may be '
+        "truncated. Re-issue the tool call with complete arguments."
+    )
+    assert "tool_execution_start:c1" in rec.labelled()
+    assert faux.call_count == 2
+
+
+async def test_terminate_stops_only_when_every_result_asks(faux: FauxProvider) -> None:
+    async def finish(tid: str, params: EchoParams, signal: AbortSignal | None, on_update: Any) -> AgentToolResult:
+        return AgentToolResult(content=text_result("submitted").content, terminate=True)
+
+    done_tool = AgentTool(name="submit", label="Submit", description="End.", parameters=EchoParams, execute=finish)
+    faux.set_responses([faux_assistant_message(call("submit", {"text": "a"}, "c1"))])
+    agent, rec = make_agent(faux, tools=[done_tool, echo_tool()])
+    await agent.prompt("go")
+    assert faux.call_count == 1
+    assert rec.types()[-2:] == ["turn_end", "agent_end"]
+    end = next(e for e in rec.events if isinstance(e, ToolExecutionEndEvent))
+    assert end.result.terminate and end.to_json_dict()["result"]["terminate"] is True
+
+    faux.set_responses(
+        [faux_assistant_message([call("submit", {"text": "a"}, "c2"), call("echo", {"text": "b"}, "c3")]),
+         faux_assistant_message("continued")]
+    )  # fmt: skip
+    await agent.prompt("again")
+    assert agent.state.messages[-1].content[0].text == "continued"
+
+
+async def test_assistant_error_ends_the_run_without_follow_ups(faux: FauxProvider) -> None:
+    faux.set_responses([faux_assistant_message("half", stop_reason="error", error_message="overloaded_error")])
+    agent, rec = make_agent(faux)
+    agent.follow_up(UserMessage(content="later"))
+    await agent.prompt("go")
+    turn_end = next(e for e in rec.events if isinstance(e, TurnEndEvent))
+    assert turn_end.tool_results == [] and turn_end.message.stop_reason == "error"
+    assert rec.types()[-2:] == ["turn_end", "agent_end"]
+    assert agent.state.error_message == "overloaded_error"
+    assert agent.has_queued_messages()
+    assert not agent.state.is_streaming
+    await agent.wait_for_idle()
