@@ -90,6 +90,9 @@ class ScriptedServer:
                 self.send_response(response.status)
                 for key, value in response.headers.items():
                     self.send_header(key, value)
+                # One request per connection: a pooled client never reuses a socket this side is done with.
+                self.send_header("connection", "close")
+                self.close_connection = True
                 if response.drop_after is None and response.headers.get("content-type") != "text/event-stream":
                     self.send_header("content-length", str(sum(len(c) for c in response.chunks)))
                     self.end_headers()
