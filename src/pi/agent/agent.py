@@ -202,6 +202,11 @@ class Agent:
         self._steering = []
         self._follow_up = []
 
+    @property
+    def queued_message_count(self) -> int:
+        """Steering plus follow-up messages waiting to be sent."""
+        return len(self._steering) + len(self._follow_up)
+
     def has_queued_messages(self) -> bool:
         return bool(self._steering or self._follow_up)
 

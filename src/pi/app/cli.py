@@ -1,7 +1,8 @@
 """Command-line entry point of `pi`.
 
-Start-up time is a feature: this module imports only the standard library at import time, and
-`--version` / `--help` are answered before anything heavier is loaded.
+Start-up time is a feature: this module imports only the standard library and the argument parser,
+and `--version` / `--help` are answered before anything heavier is loaded. Everything else happens
+in `pi.app.main`, imported only when there is work to do.
 """
 
 from __future__ import annotations
@@ -9,27 +10,84 @@ from __future__ import annotations
 import sys
 
 USAGE = """\
-pi - a minimal terminal coding agent
+pi - a coding agent with read, bash, edit and write tools
 
 Usage:
   pi [options] [@files...] [messages...]
 
-Options:
-  --version, -v            Print the version and exit
-  --help, -h               Show this help and exit
+Modes:
+  -p, --print                  Answer the prompt(s), print the final reply and exit
+  --mode text|json|rpc         text (default), json (every event as a JSON line), rpc (commands on stdin)
+
+Model:
+  --provider <name>            Provider of --model (anthropic, openai, google, openrouter, ... or models.json)
+  --model <pattern>            Model id, provider/id or a fuzzy pattern; ":<level>" sets thinking (sonnet:high)
+  --api-key <key>              Key for this run only (never saved)
+  --thinking <level>           off, minimal, low, medium, high, xhigh
+  --models <patterns>          Comma-separated models to cycle through
+  --list-models [search]       List the models that have an API key, and exit
+
+Sessions:
+  -c, --continue               Continue the most recent session in this directory
+  -r, --resume                 Pick a session to resume
+  --session <path|id>          Open a session file, or the session whose id starts with <id>
+  --session-dir <dir>          Keep sessions in <dir>
+  --no-session                 Keep nothing on disk
+  --fork <path|id>             Continue a copy of a session in a new file
+  --export <in.jsonl> [out]    Write a session as a self-contained HTML file and exit
+
+Tools and resources:
+  --tools <list>               Enable exactly these tools (read,bash,edit,write,grep,find,ls)
+  --exclude-tools <list>       Disable these tools
+  --no-tools                   Start with no built-in tools (--tools adds some back)
+  --no-builtin-tools           Same as --no-tools for built-ins; extension tools stay
+  -e, --extension <path>       Load an extension (repeatable)
+  -ne, --no-extensions         Do not discover extensions
+  --skill <path>               Load a skill file or directory (repeatable)
+  -ns, --no-skills             Do not discover skills
+  --prompt-template <path>     Load a prompt template file or directory (repeatable)
+  -np, --no-prompt-templates   Do not discover prompt templates
+  --theme <path>, --no-themes  Theme files (interactive mode)
+  --system-prompt <text|file>  Replace the default system prompt
+  --append-system-prompt <text|file>  Append to the system prompt
+
+Other:
+  --verbose                    Print start-up details
+  --offline                    Make no network requests at start-up
+  -v, --version                Print the version and exit
+  -h, --help                   Show this help and exit
+
+Options also accept --flag=value. Text piped on stdin becomes the first message (print mode);
+@path arguments inline text files and attach images.
+
+Environment:
+  ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GROQ_API_KEY, CEREBRAS_API_KEY, XAI_API_KEY,
+  OPENROUTER_API_KEY, ZAI_API_KEY, MISTRAL_API_KEY, DEEPSEEK_API_KEY   provider keys
+  PI_CODING_AGENT_DIR          Config directory (default ~/.pi/agent)
+  PI_CACHE_RETENTION=long      Longer prompt caching where the provider offers it
+  PI_OFFLINE=1                 Same as --offline
 """
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run `pi` with `argv` (defaults to the process arguments) and return the exit code."""
-    args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] in ("--help", "-h"):
+    from pi.app.args import ArgsError, parse_args
+
+    raw = sys.argv[1:] if argv is None else argv
+    try:
+        args = parse_args(raw)
+    except ArgsError as exc:
+        sys.stderr.write(f"pi: {exc}\n")
+        return 1
+    if args.help:
         sys.stdout.write(USAGE)
         return 0
-    if args[0] in ("--version", "-v"):
+    if args.version:
         from pi.version import __version__
 
         sys.stdout.write(f"{__version__}\n")
         return 0
-    sys.stderr.write(f"pi: unknown option or command: {args[0]}\nRun 'pi --help' for the options.\n")
-    return 1
+
+    from pi.app.main import run
+
+    return run(args)

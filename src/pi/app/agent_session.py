@@ -1,0 +1,530 @@
+"""AgentSession: one coding conversation, as every mode (print, JSON, RPC, TUI) and the SDK drive it.
+
+It wraps the `Agent` with what a coding agent adds around the loop: the session file (every message
+appended as it ends), prompt templates and skill commands, the model and thinking level (persisted
+as session entries), commands the user runs by hand, automatic retry of transient provider errors,
+and statistics. Modes only call its methods and render its events.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol, TypeAlias
+
+from pi.agent import Agent
+from pi.agent.events import AgentEvent, MessageEndEvent
+from pi.agent.messages import AgentMessage
+from pi.agent.tool import AgentTool
+from pi.ai.abort import AbortController
+from pi.ai.http import abortable_sleep
+from pi.ai.options import StreamOptions, ThinkingBudgets
+from pi.ai.overflow import is_context_overflow
+from pi.ai.types import AssistantMessage, ImageContent, Model, TextContent, ToolResultMessage, UserMessage
+from pi.app.model_registry import ModelRegistry
+from pi.app.model_resolver import clamp_thinking_level
+from pi.app.prompt_templates import expand_prompt_template
+from pi.app.resources import Resources
+from pi.app.session_events import AutoRetryEndEvent, AutoRetryStartEvent, SessionEvent
+from pi.app.settings import SettingsManager
+from pi.app.skills import expand_skill_command
+from pi.session.messages import BashExecutionMessage, CustomMessage, convert_to_llm
+
+StreamingBehavior: TypeAlias = Literal["steer", "followUp"]
+SessionListener: TypeAlias = Callable[[SessionEvent], "Awaitable[None] | None"]
+
+THINKING_CYCLE = ("off", "minimal", "low", "medium", "high", "xhigh")
+BUSY_WITHOUT_BEHAVIOR = (
+    "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+)
+_RETRYABLE = re.compile(
+    r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|"
+    r"internal.?error|connection.?error|connection.?refused|other side closed|fetch failed|upstream.?connect|"
+    r"reset before headers|terminated|retry delay",
+    re.IGNORECASE,
+)
+
+
+class SessionStore(Protocol):
+    """What AgentSession needs of the session file (pi.session.SessionManager provides it)."""
+
+    def append_message(self, message: Any) -> str: ...
+    def append_model_change(self, provider: str, model_id: str) -> str: ...
+    def append_thinking_level_change(self, level: str) -> str: ...
+    def append_custom_message_entry(
+        self, custom_type: str, content: Any, display: bool, details: Any = None
+    ) -> str: ...
+    def append_session_info(self, name: str) -> str: ...
+    def get_session_id(self) -> str: ...
+    def get_session_file(self) -> str | None: ...
+    def get_session_name(self) -> str | None: ...
+    def get_header(self) -> dict[str, Any]: ...
+
+
+class NoApiKeyError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class BashResult:
+    output: str
+    exit_code: int | None
+    cancelled: bool
+    truncated: bool
+    full_output_path: str | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "output": self.output,
+            "exitCode": self.exit_code,
+            "cancelled": self.cancelled,
+            "truncated": self.truncated,
+        }
+        if self.full_output_path:
+            out["fullOutputPath"] = self.full_output_path
+        return out
+
+
+def is_retryable_error(message: AssistantMessage, context_window: int | None = None) -> bool:
+    if message.stop_reason != "error" or not message.error_message:
+        return False
+    if is_context_overflow(message, context_window):
+        return False
+    return bool(_RETRYABLE.search(message.error_message))
+
+
+class AgentSession:
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        session: SessionStore,
+        settings: SettingsManager,
+        model_registry: ModelRegistry,
+        resources: Resources,
+        cwd: Path,
+        tools: Sequence[AgentTool[Any]],
+        scoped_models: Sequence[tuple[Model, str | None]] = (),
+    ) -> None:
+        self.agent = agent
+        self.session = session
+        self.settings = settings
+        self.model_registry = model_registry
+        self.resources = resources
+        self.cwd = cwd
+        self.tools = list(tools)
+        self.scoped_models = list(scoped_models)
+        self._listeners: list[SessionListener] = []
+        self._retry_controller: AbortController | None = None
+        self._bash_controller: AbortController | None = None
+        self._pending_bash: list[BashExecutionMessage] = []
+        self.auto_retry_enabled = settings.retry.enabled
+        self.auto_compaction_enabled = settings.compaction.enabled
+        self.retry_attempt = 0
+        self.is_compacting = False
+        agent.convert_to_llm = self._convert_to_llm
+        agent.get_api_key = self._api_key_for
+        agent.subscribe(self._on_agent_event)
+
+    # -- events ------------------------------------------------------------------------------------
+
+    def subscribe(self, listener: SessionListener) -> Callable[[], None]:
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    async def _emit(self, event: SessionEvent) -> None:
+        for listener in list(self._listeners):
+            result = listener(event)
+            if result is not None:
+                await result
+
+    async def _on_agent_event(self, event: AgentEvent) -> None:
+        if isinstance(event, MessageEndEvent):
+            self._persist(event.message)
+        await self._emit(event)
+
+    def _persist(self, message: AgentMessage) -> None:
+        if isinstance(message, CustomMessage):
+            self.session.append_custom_message_entry(
+                message.custom_type, message.content, message.display, message.details
+            )
+        else:
+            self.session.append_message(message)
+
+    # -- state -------------------------------------------------------------------------------------
+
+    @property
+    def model(self) -> Model | None:
+        return self.agent.state.model
+
+    @property
+    def thinking_level(self) -> str:
+        return self.agent.state.thinking_level
+
+    @property
+    def messages(self) -> list[AgentMessage]:
+        return self.agent.state.messages
+
+    @property
+    def is_streaming(self) -> bool:
+        return self.agent.state.is_streaming
+
+    @property
+    def session_id(self) -> str:
+        return self.session.get_session_id()
+
+    @property
+    def session_file(self) -> str | None:
+        return self.session.get_session_file()
+
+    @property
+    def pending_message_count(self) -> int:
+        return self.agent.queued_message_count
+
+    def _convert_to_llm(self, messages: list[AgentMessage]) -> list[Any]:
+        block = bool((self.settings.get("images") or {}).get("blockImages", False))
+        return list(convert_to_llm(messages, block_images=block))
+
+    def _api_key_for(self, provider: str) -> str | None:
+        return self.model_registry.get_api_key(provider)
+
+    # -- prompting ---------------------------------------------------------------------------------
+
+    def expand_input(self, text: str) -> str:
+        """``/skill:name`` and ``/template`` commands become the text they stand for."""
+        if self.settings.get("enableSkillCommands", True):
+            text = expand_skill_command(text, self.resources.skills)
+        return expand_prompt_template(text, self.resources.templates)
+
+    def _user_message(self, text: str, images: Sequence[ImageContent] | None) -> UserMessage:
+        return UserMessage(content=[TextContent(text=text), *(images or ())])
+
+    def _require_model(self) -> Model:
+        model = self.model
+        if model is None:
+            raise NoApiKeyError(
+                "No model selected. Use --model, or set an API key (for example ANTHROPIC_API_KEY, "
+                "OPENAI_API_KEY or GEMINI_API_KEY), or add a provider to ~/.pi/agent/models.json."
+            )
+        if not self.model_registry.get_api_key(model.provider):
+            from pi.ai.env_api_keys import env_var_names
+
+            names = env_var_names(model.provider)
+            hint = f"set {' or '.join(names)}" if names else "add an apiKey for it in models.json or auth.json"
+            raise NoApiKeyError(
+                f"No API key found for {model.provider} (model {model.id}).\n\nTo fix it, {hint}, or pass --api-key."
+            )
+        return model
+
+    async def prompt(
+        self,
+        text: str,
+        images: Sequence[ImageContent] | None = None,
+        streaming_behavior: StreamingBehavior | None = None,
+        expand: bool = True,
+    ) -> None:
+        """Send a prompt and return when the run (including automatic retries) has ended.
+
+        While a run is going, the text is queued as steering or follow-up, as `streaming_behavior` says.
+        """
+        if expand:
+            text = self.expand_input(text)
+        if self.is_streaming:
+            if streaming_behavior == "steer":
+                self.steer(text, images, expand=False)
+                return
+            if streaming_behavior == "followUp":
+                self.follow_up(text, images, expand=False)
+                return
+            raise RuntimeError(BUSY_WITHOUT_BEHAVIOR)
+        self._require_model()
+        self._flush_pending_bash()
+        self.retry_attempt = 0
+        await self.agent.prompt(self._user_message(text, images))
+        await self._after_run()
+
+    def steer(self, text: str, images: Sequence[ImageContent] | None = None, expand: bool = True) -> None:
+        self.agent.steer(self._user_message(self.expand_input(text) if expand else text, images))
+
+    def follow_up(self, text: str, images: Sequence[ImageContent] | None = None, expand: bool = True) -> None:
+        self.agent.follow_up(self._user_message(self.expand_input(text) if expand else text, images))
+
+    async def abort(self) -> None:
+        """Stop the current run, any retry wait and any user bash command."""
+        self.abort_retry()
+        self.agent.abort()
+        await self.agent.wait_for_idle()
+
+    def abort_retry(self) -> None:
+        if self._retry_controller is not None:
+            self._retry_controller.abort()
+
+    async def wait_for_idle(self) -> None:
+        await self.agent.wait_for_idle()
+
+    # -- automatic retry ---------------------------------------------------------------------------
+
+    def _last_assistant(self) -> AssistantMessage | None:
+        for message in reversed(self.messages):
+            if isinstance(message, AssistantMessage):
+                return message
+        return None
+
+    async def _after_run(self) -> None:
+        retry = self.settings.retry
+        while self.auto_retry_enabled:
+            last = self._last_assistant()
+            model = self.model
+            if last is None or model is None or not is_retryable_error(last, model.context_window):
+                if self.retry_attempt:
+                    await self._emit(
+                        AutoRetryEndEvent(
+                            success=last is not None and last.stop_reason != "error",
+                            attempt=self.retry_attempt,
+                            final_error=None if last is None or last.stop_reason != "error" else last.error_message,
+                        )
+                    )
+                    self.retry_attempt = 0
+                return
+            if self.retry_attempt >= retry.max_retries:
+                await self._emit(
+                    AutoRetryEndEvent(success=False, attempt=self.retry_attempt, final_error=last.error_message)
+                )
+                self.retry_attempt = 0
+                return
+            self.retry_attempt += 1
+            delay_ms = retry.base_delay_ms * 2 ** (self.retry_attempt - 1)
+            await self._emit(
+                AutoRetryStartEvent(
+                    attempt=self.retry_attempt,
+                    max_attempts=retry.max_retries,
+                    delay_ms=delay_ms,
+                    error_message=last.error_message or "",
+                )
+            )
+            # The failed reply stays in the session file but leaves the context, so the retry is clean.
+            messages = list(self.messages)
+            if messages and messages[-1] is last:
+                messages.pop()
+                self.agent.replace_messages(messages)
+            controller = AbortController()
+            self._retry_controller = controller
+            try:
+                completed = await abortable_sleep(delay_ms / 1000, controller.signal)
+            finally:
+                self._retry_controller = None
+            if not completed:
+                await self._emit(
+                    AutoRetryEndEvent(success=False, attempt=self.retry_attempt, final_error="Retry cancelled")
+                )
+                self.retry_attempt = 0
+                return
+            await self.agent.continue_run()
+
+    # -- model and thinking ------------------------------------------------------------------------
+
+    def set_model(self, model: Model) -> None:
+        self.agent.set_model(model)
+        self.agent.stream_options = stream_options_for(
+            self.model_registry, model, self.model_registry.get_api_key(model.provider)
+        )
+        self.session.append_model_change(model.provider, model.id)
+        self.settings.set("defaultProvider", model.provider)
+        self.settings.set("defaultModel", model.id)
+        self.set_thinking_level(self.thinking_level)
+
+    def set_thinking_level(self, level: str) -> None:
+        model = self.model
+        clamped = clamp_thinking_level(level, model) if model is not None else level
+        if clamped != self.agent.state.thinking_level:
+            self.agent.set_thinking_level(clamped)  # type: ignore[arg-type]
+            self.session.append_thinking_level_change(clamped)
+
+    def available_thinking_levels(self) -> list[str]:
+        model = self.model
+        if model is None or not model.reasoning:
+            return ["off"]
+        levels = list(THINKING_CYCLE)
+        if clamp_thinking_level("xhigh", model) != "xhigh":
+            levels.remove("xhigh")
+        return levels
+
+    def cycle_thinking_level(self) -> str | None:
+        model = self.model
+        if model is None or not model.reasoning:
+            return None
+        levels = self.available_thinking_levels()
+        current = self.thinking_level
+        index = levels.index(current) if current in levels else 0
+        self.set_thinking_level(levels[(index + 1) % len(levels)])
+        return self.thinking_level
+
+    def cycle_model(self) -> tuple[Model, str] | None:
+        candidates = [m for m, _ in self.scoped_models] or self.model_registry.available_models()
+        if len(candidates) < 2:
+            return None
+        current = self.model
+        index = next(
+            (i for i, m in enumerate(candidates) if current and m.provider == current.provider and m.id == current.id),
+            -1,
+        )
+        model = candidates[(index + 1) % len(candidates)]
+        self.set_model(model)
+        scoped_level = next((lvl for m, lvl in self.scoped_models if m is model), None)
+        if scoped_level:
+            self.set_thinking_level(scoped_level)
+        return model, self.thinking_level
+
+    # -- user bash ---------------------------------------------------------------------------------
+
+    async def execute_bash(self, command: str, exclude_from_context: bool = False) -> BashResult:
+        """Run a command for the user; its output reaches the model with the next prompt."""
+        from pi.tools.shell import CommandAborted, OutputCapture, run_shell_command
+
+        capture = OutputCapture()
+        controller = AbortController()
+        self._bash_controller = controller
+        cancelled = False
+        exit_code: int | None = None
+        try:
+            result = await run_shell_command(
+                command,
+                str(self.cwd),
+                on_data=capture.feed,
+                signal=controller.signal,
+                shell_path=self.settings.get("shellPath"),
+            )
+            exit_code = result.exit_code
+        except CommandAborted:
+            cancelled = True
+        finally:
+            self._bash_controller = None
+            capture.finish()
+        snapshot = capture.snapshot()
+        bash = BashResult(
+            output=snapshot.text,
+            exit_code=exit_code,
+            cancelled=cancelled,
+            truncated=snapshot.truncation.truncated,
+            full_output_path=snapshot.full_output_path,
+        )
+        message = BashExecutionMessage(
+            command=command,
+            output=bash.output,
+            exit_code=bash.exit_code,
+            cancelled=bash.cancelled,
+            truncated=bash.truncated,
+            full_output_path=bash.full_output_path,
+            exclude_from_context=exclude_from_context or None,
+        )
+        if self.is_streaming:
+            self._pending_bash.append(message)
+        else:
+            self.agent.append_message(message)
+            self.session.append_message(message)
+        return bash
+
+    def abort_bash(self) -> None:
+        if self._bash_controller is not None:
+            self._bash_controller.abort()
+
+    def _flush_pending_bash(self) -> None:
+        for message in self._pending_bash:
+            self.agent.append_message(message)
+            self.session.append_message(message)
+        self._pending_bash.clear()
+
+    # -- queries -----------------------------------------------------------------------------------
+
+    def last_assistant_text(self) -> str | None:
+        last = self._last_assistant()
+        if last is None:
+            return None
+        text = "".join(block.text for block in last.content if isinstance(block, TextContent))
+        return text or None
+
+    def session_stats(self) -> dict[str, Any]:
+        user = assistant = tool_calls = tool_results = 0
+        tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
+        cost = 0.0
+        for message in self.messages:
+            if isinstance(message, UserMessage):
+                user += 1
+            elif isinstance(message, AssistantMessage):
+                assistant += 1
+                tool_calls += sum(1 for b in message.content if b.type == "toolCall")
+                usage = message.usage
+                tokens["input"] += usage.input
+                tokens["output"] += usage.output
+                tokens["cacheRead"] += usage.cache_read
+                tokens["cacheWrite"] += usage.cache_write
+                cost += usage.cost.total
+            elif isinstance(message, ToolResultMessage):
+                tool_results += 1
+        return {
+            "sessionFile": self.session_file,
+            "sessionId": self.session_id,
+            "userMessages": user,
+            "assistantMessages": assistant,
+            "toolCalls": tool_calls,
+            "toolResults": tool_results,
+            "totalMessages": len(self.messages),
+            "tokens": {**tokens, "total": sum(tokens.values())},
+            "cost": cost,
+        }
+
+    def state_json(self) -> dict[str, Any]:
+        model = self.model
+        out: dict[str, Any] = {
+            "thinkingLevel": self.thinking_level,
+            "isStreaming": self.is_streaming,
+            "isCompacting": self.is_compacting,
+            "steeringMode": self.agent.steering_mode,
+            "followUpMode": self.agent.follow_up_mode,
+            "sessionId": self.session_id,
+            "autoCompactionEnabled": self.auto_compaction_enabled,
+            "messageCount": len(self.messages),
+            "pendingMessageCount": self.pending_message_count,
+        }
+        if model is not None:
+            out["model"] = model.to_json_dict()
+        if self.session_file:
+            out["sessionFile"] = self.session_file
+        name = self.session.get_session_name()
+        if name:
+            out["sessionName"] = name
+        return out
+
+
+def stream_options_for(registry: ModelRegistry, model: Model, api_key: str | None) -> StreamOptions:
+    """Request options models.json asks for (resolved headers, Authorization when authHeader is set)."""
+    return StreamOptions(headers=registry.request_headers(model, api_key))
+
+
+def thinking_budgets_from(settings: SettingsManager) -> ThinkingBudgets | None:
+    budgets = settings.thinking_budgets
+    if not budgets:
+        return None
+    return ThinkingBudgets(
+        minimal=budgets.get("minimal"), low=budgets.get("low"), medium=budgets.get("medium"), high=budgets.get("high")
+    )
+
+
+__all__ = [
+    "BUSY_WITHOUT_BEHAVIOR",
+    "AgentSession",
+    "BashResult",
+    "NoApiKeyError",
+    "SessionStore",
+    "StreamingBehavior",
+    "is_retryable_error",
+    "stream_options_for",
+    "thinking_budgets_from",
+]

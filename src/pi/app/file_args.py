@@ -1,0 +1,61 @@
+"""``@file`` arguments: text files are inlined into the first message, images attached to it.
+
+The format is pi's: ``<file name="/abs/path">`` ... ``</file>`` around each file's text, prefixed to
+the first message, so prompts written for the TypeScript pi behave the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pi.ai.types import ImageContent
+from pi.tools.images import IMAGE_SNIFF_BYTES, detect_image_mime_type, process_image
+from pi.tools.paths import expand_path, normalize_path_argument
+
+
+class FileArgError(ValueError):
+    pass
+
+
+@dataclass(slots=True)
+class ProcessedFiles:
+    text: str = ""
+    images: list[ImageContent] = field(default_factory=list)
+
+
+def process_file_args(paths: list[str], cwd: Path, auto_resize_images: bool = True) -> ProcessedFiles:
+    result = ProcessedFiles()
+    parts: list[str] = []
+    for raw in paths:
+        path = Path(expand_path(normalize_path_argument(raw)))
+        if not path.is_absolute():
+            path = cwd / path
+        path = Path(str(path.resolve()))
+        if not path.exists():
+            raise FileArgError(f"Error: File not found: {path}")
+        if path.is_dir():
+            raise FileArgError(f"Error: {path} is a directory; @ arguments take files (the model can list it)")
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise FileArgError(f"Error: Cannot read file {path}: {exc.strerror or exc}") from exc
+        if not data:
+            continue
+        mime = detect_image_mime_type(data[:IMAGE_SNIFF_BYTES])
+        if mime is not None:
+            processed = process_image(data, mime, auto_resize=auto_resize_images)
+            if processed.ok:
+                result.images.append(ImageContent(data=processed.data, mime_type=processed.mime_type))
+                note = " ".join(processed.hints)
+                parts.append(f'<file name="{path}">{note}</file>\n')
+            else:
+                parts.append(f'<file name="{path}">{processed.message}</file>\n')
+            continue
+        text = data.decode("utf-8", errors="replace")
+        parts.append(f'<file name="{path}">\n{text}\n</file>\n')
+    result.text = "".join(parts)
+    return result
+
+
+__all__ = ["FileArgError", "ProcessedFiles", "process_file_args"]

@@ -1,0 +1,256 @@
+"""What `pi` does after its arguments are parsed: load config, pick the model and session, run a mode.
+
+Errors a user can fix (a missing @file, an unknown model, no API key) end with one clear line on
+stderr and exit code 1; nothing here writes to the session before the model has answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from pi.app.args import BUILTIN_TOOLS, Args
+
+
+class CliError(Exception):
+    """Ends `pi` with this message on stderr and exit code 1."""
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"{message}\n")
+
+
+def _format_count(n: int) -> str:
+    if n >= 1_000_000 and n % 1_000_000 == 0:
+        return f"{n // 1_000_000}M"
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 1000 and n % 1000 == 0:
+        return f"{n // 1000}K"
+    if n >= 1000:
+        return f"{n / 1000:.1f}K"
+    return str(n)
+
+
+def list_models(registry: Any, search: str | None) -> int:
+    models = sorted(registry.available_models(), key=lambda m: (m.provider, m.id))
+    if search:
+        needle = search.lower()
+        models = [m for m in models if needle in f"{m.provider} {m.id}".lower()]
+    if not models:
+        print("No models available. Set API keys in environment variables.")
+        return 0
+    rows = [("provider", "model", "context", "max-out", "thinking", "images")]
+    rows += [
+        (
+            m.provider,
+            m.id,
+            _format_count(m.context_window),
+            _format_count(m.max_tokens),
+            "yes" if m.reasoning else "no",
+            "yes" if "image" in m.input else "no",
+        )
+        for m in models
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(6)]
+    for row in rows:
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    return 0
+
+
+def _select_tools(args: Args, cwd: Path) -> list[Any]:
+    from pi.tools import DEFAULT_ACTIVE_TOOL_NAMES, create_all_tools
+
+    if args.no_tools or args.no_builtin_tools:
+        names: list[str] = list(args.tools or [])
+    elif args.tools is not None:
+        names = list(args.tools)
+    else:
+        names = list(DEFAULT_ACTIVE_TOOL_NAMES)
+    names = [n for n in names if n not in args.exclude_tools]
+    all_tools = create_all_tools(str(cwd))
+    return [all_tools[n] for n in BUILTIN_TOOLS if n in names]  # type: ignore[index]
+
+
+def _read_stdin() -> str | None:
+    if sys.stdin is None or sys.stdin.isatty():
+        return None
+    try:
+        data = sys.stdin.read()
+    except (OSError, ValueError):
+        return None
+    data = data.strip()
+    return data or None
+
+
+def _open_session(args: Args, cwd: Path, agent_dir: Path) -> Any:
+    from pi.session.manager import SessionManager
+
+    session_dir = str(Path(args.session_dir).expanduser().resolve()) if args.session_dir else None
+    if args.no_session:
+        return SessionManager.in_memory(str(cwd))
+    if args.fork:
+        source = _find_session(args.fork, cwd, agent_dir, session_dir)
+        return SessionManager.fork_from(source, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
+    if args.session:
+        path = _find_session(args.session, cwd, agent_dir, session_dir)
+        return SessionManager.open(path, session_dir=session_dir, agent_dir=agent_dir)
+    if args.continue_session:
+        return SessionManager.continue_recent(str(cwd), session_dir=session_dir, agent_dir=agent_dir)
+    return SessionManager.create(str(cwd), session_dir=session_dir, agent_dir=agent_dir)
+
+
+def _find_session(value: str, cwd: Path, agent_dir: Path, session_dir: str | None) -> str:
+    from pi.session.manager import SessionManager
+
+    if "/" in value or "\\" in value or value.endswith(".jsonl"):
+        path = Path(value).expanduser()
+        if not path.is_file():
+            raise CliError(f"No session found matching '{value}'")
+        return str(path.resolve())
+    found = SessionManager.find_by_id_prefix(value, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
+    if found is None:
+        raise CliError(f"No session found matching '{value}'")
+    return str(found.path)
+
+
+async def _run_async(args: Args, stdin_text: str | None) -> int:
+    from pi.app.agent_session import NoApiKeyError
+    from pi.app.auth import AuthStorage
+    from pi.app.file_args import FileArgError, process_file_args
+    from pi.app.model_registry import ModelRegistry
+    from pi.app.model_resolver import ModelResolutionError, resolve_cli_model
+    from pi.app.paths import agent_dir as get_agent_dir
+    from pi.app.paths import auth_path, models_path
+    from pi.app.resources import ResourceOptions, load_resources
+    from pi.app.sdk import CreateSessionOptions, create_agent_session
+    from pi.app.settings import SettingsManager
+
+    cwd = Path(os.getcwd()).resolve()
+    agent_dir = get_agent_dir()
+    settings = SettingsManager.create(cwd, agent_dir)
+    for message in settings.drain_errors():
+        _warn(message)
+    auth = AuthStorage(auth_path(agent_dir))
+    registry = ModelRegistry(auth, models_path(agent_dir))
+    for message in registry.errors:
+        _warn(message)
+    for message in args.warnings:
+        _warn(message)
+
+    if args.list_models:
+        return list_models(registry, args.list_models_search)
+
+    mode = args.mode or "text"
+    messages = list(args.messages)
+    if stdin_text is not None and mode != "rpc":
+        messages.insert(0, stdin_text)
+        args.print = True
+    if mode == "rpc" and args.file_args:
+        raise CliError("Error: @file arguments are not supported in RPC mode")
+    if args.mode is None and not args.print and not messages:
+        _warn(
+            "pi: the interactive terminal UI is not available in this version.\n"
+            'Run a prompt with: pi -p "your prompt"   (or pipe text: echo "..." | pi -p)\n'
+            "Other modes: --mode json (events as JSON lines), --mode rpc (commands on stdin). See pi --help."
+        )
+        return 1
+
+    images = []
+    if args.file_args:
+        try:
+            files = process_file_args(args.file_args, cwd)
+        except FileArgError as exc:
+            raise CliError(str(exc)) from exc
+        images = files.images
+        if files.text:
+            if messages:
+                messages[0] = files.text + messages[0]
+            else:
+                messages.append(files.text)
+
+    model = None
+    thinking = args.thinking
+    if args.model or args.provider:
+        try:
+            resolved = resolve_cli_model(args.model or "", registry.all_models(), args.provider)
+        except ModelResolutionError as exc:
+            raise CliError(str(exc)) from exc
+        if resolved.warning:
+            _warn(f"Warning: {resolved.warning}")
+        model = resolved.model
+        thinking = thinking or resolved.thinking_level
+    if args.api_key:
+        if model is None:
+            raise CliError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
+        auth.set_runtime_api_key(model.provider, args.api_key)
+
+    resource_options = ResourceOptions(
+        system_prompt=args.system_prompt,
+        append_system_prompt=args.append_system_prompt,
+        extra_skill_paths=args.skills,
+        extra_template_paths=args.prompt_templates,
+        no_skills=args.no_skills,
+        no_prompt_templates=args.no_prompt_templates,
+        settings_skill_paths=[p for p in settings.get("skills", []) if isinstance(p, str)],
+        settings_template_paths=[p for p in settings.get("prompts", []) if isinstance(p, str)],
+    )
+    resources = load_resources(cwd, agent_dir, resource_options)
+    for message in resources.warnings:
+        if args.verbose:
+            _warn(f"Warning: {message}")
+
+    session_manager = _open_session(args, cwd, agent_dir)
+    options = CreateSessionOptions(
+        cwd=cwd,
+        agent_dir=agent_dir,
+        model=model,
+        thinking_level=thinking,
+        tools=_select_tools(args, cwd),
+        settings=settings,
+        auth=auth,
+        model_registry=registry,
+        resources=resources,
+        session_manager=session_manager,
+    )
+    session = create_agent_session(options)
+    for message in options.warnings:
+        _warn(f"Warning: {message}")
+    if session.model is None:
+        raise CliError(
+            "No models available.\nSet an API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, etc.) "
+            "or add a provider to ~/.pi/agent/models.json."
+        )
+
+    if mode == "rpc":
+        from pi.app.modes.rpc_mode import run_rpc_mode
+
+        return await run_rpc_mode(session)
+
+    from pi.app.modes.print_mode import run_print_mode
+
+    try:
+        return await run_print_mode(session, messages, images, "json" if mode == "json" else "text")
+    except NoApiKeyError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def run(args: Args) -> int:
+    stdin_text = _read_stdin() if args.mode != "rpc" else None
+    try:
+        return asyncio.run(_run_async(args, stdin_text))
+    except CliError as exc:
+        _warn(str(exc))
+        return 1
+    except KeyboardInterrupt:
+        from pi.tools.shell import kill_tracked_process_groups
+
+        kill_tracked_process_groups()
+        return 128 + signal.SIGINT
+
+
+__all__ = ["CliError", "list_models", "run"]

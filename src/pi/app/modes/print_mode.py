@@ -1,0 +1,53 @@
+"""Print mode: run the prompts one after another, then print the answer (text) or every event (json).
+
+Text mode prints only the text of the final assistant message, so `pi -p` composes in pipelines; a
+final message that failed goes to stderr and exits 1. JSON mode prints the session header and then
+every event as one JSON line, and always exits 0: errors are in the stream.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Literal
+
+from pi.ai.types import AssistantMessage, ImageContent, TextContent
+from pi.app.agent_session import AgentSession
+from pi.app.modes.jsonl import JsonlWriter
+from pi.app.session_events import SessionEvent
+
+
+async def run_print_mode(
+    session: AgentSession,
+    messages: Sequence[str],
+    images: Sequence[ImageContent] = (),
+    mode: Literal["text", "json"] = "text",
+) -> int:
+    if mode == "json":
+        writer = JsonlWriter()
+        writer.write(session.session.get_header())
+
+        def emit(event: SessionEvent) -> None:
+            writer.write(event.to_json_dict())
+
+        session.subscribe(emit)
+
+    for index, text in enumerate(messages):
+        await session.prompt(text, images if index == 0 else None)
+
+    if mode == "json":
+        return 0
+    last = next((m for m in reversed(session.messages) if isinstance(m, AssistantMessage)), None)
+    if last is None:
+        return 0
+    if last.stop_reason in ("error", "aborted"):
+        sys.stderr.write(f"{last.error_message or f'Request {last.stop_reason}'}\n")
+        return 1
+    for block in last.content:
+        if isinstance(block, TextContent):
+            sys.stdout.write(block.text + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+__all__ = ["run_print_mode"]

@@ -1,0 +1,261 @@
+"""RPC mode: JSON commands on stdin, JSON responses and events on stdout, one per line.
+
+Every command may carry an ``id`` that its response echoes, so a client can pipeline commands.
+``prompt`` answers at once and the run streams as events; a failure that happens later is reported
+as a second response to that prompt. A line that is not JSON is answered with a ``parse`` error
+instead of ending the process: one bad line from a client must not cost the user their session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pi.agent.messages import to_jsonable
+from pi.ai.types import ImageContent
+from pi.app.agent_session import AgentSession
+from pi.app.modes.jsonl import JsonlWriter, stdin_lines
+from pi.app.session_events import SessionEvent
+
+Handler = Callable[[dict[str, Any]], Awaitable[Any]]
+
+
+class RpcError(Exception):
+    """A command that cannot be carried out; the message goes back to the client."""
+
+
+def _images(command: dict[str, Any]) -> list[ImageContent] | None:
+    raw = command.get("images")
+    if not raw:
+        return None
+    if not isinstance(raw, list):
+        raise RpcError('"images" must be a list of {"type":"image","data":<base64>,"mimeType":...}')
+    return [ImageContent.model_validate(item) for item in raw]
+
+
+def _text(command: dict[str, Any], field: str = "message") -> str:
+    value = command.get(field)
+    if not isinstance(value, str):
+        raise RpcError(f'"{field}" must be a string')
+    return value
+
+
+class RpcServer:
+    def __init__(self, session: AgentSession, writer: JsonlWriter | None = None) -> None:
+        self.session = session
+        self.writer = writer or JsonlWriter()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._handlers: dict[str, Handler] = {
+            "prompt": self._prompt,
+            "steer": self._steer,
+            "follow_up": self._follow_up,
+            "abort": self._abort,
+            "get_state": self._get_state,
+            "get_messages": self._get_messages,
+            "set_model": self._set_model,
+            "cycle_model": self._cycle_model,
+            "get_available_models": self._get_available_models,
+            "set_thinking_level": self._set_thinking_level,
+            "cycle_thinking_level": self._cycle_thinking_level,
+            "set_steering_mode": self._set_steering_mode,
+            "set_follow_up_mode": self._set_follow_up_mode,
+            "set_auto_compaction": self._set_auto_compaction,
+            "set_auto_retry": self._set_auto_retry,
+            "abort_retry": self._abort_retry,
+            "bash": self._bash,
+            "abort_bash": self._abort_bash,
+            "get_session_stats": self._get_session_stats,
+            "get_last_assistant_text": self._get_last_assistant_text,
+            "set_session_name": self._set_session_name,
+            "get_commands": self._get_commands,
+        }
+        session.subscribe(self._on_event)
+
+    def register(self, command: str, handler: Handler) -> None:
+        """Add a command (sessions, compaction and export register theirs here)."""
+        self._handlers[command] = handler
+
+    def _on_event(self, event: SessionEvent) -> None:
+        self.writer.write(event.to_json_dict())
+
+    def _respond(self, command_id: Any, command: str, success: bool, data: Any = None, error: str = "") -> None:
+        out: dict[str, Any] = {}
+        if command_id is not None:
+            out["id"] = command_id
+        out.update({"type": "response", "command": command, "success": success})
+        if success:
+            if data is not None:
+                out["data"] = data
+        else:
+            out["error"] = error
+        self.writer.write(out)
+
+    async def handle_line(self, line: str) -> None:
+        if not line.strip():
+            return
+        try:
+            command = json.loads(line)
+        except ValueError as exc:
+            self._respond(None, "parse", False, error=f"Failed to parse command: {exc}")
+            return
+        if not isinstance(command, dict):
+            self._respond(None, "parse", False, error="Failed to parse command: expected a JSON object")
+            return
+        command_type = command.get("type")
+        handler = self._handlers.get(command_type) if isinstance(command_type, str) else None
+        if handler is None:
+            self._respond(None, str(command_type), False, error=f"Unknown command: {command_type}")
+            return
+        command_id = command.get("id")
+        try:
+            data = await handler(command)
+        except Exception as exc:  # any failure of one command is that command's error response
+            self._respond(command_id, command_type, False, error=str(exc) or type(exc).__name__)
+            return
+        self._respond(command_id, command_type, True, data)
+
+    async def run(self) -> int:
+        async for line in stdin_lines():
+            await self.handle_line(line)
+        await self.session.wait_for_idle()
+        for task in list(self._tasks):
+            await task
+        return 0
+
+    # -- commands ----------------------------------------------------------------------------------
+
+    async def _prompt(self, command: dict[str, Any]) -> None:
+        text, images = _text(command), _images(command)
+        behavior = command.get("streamingBehavior")
+        if self.session.is_streaming:
+            await self.session.prompt(text, images, behavior)
+            return
+        self.session._require_model()
+        command_id = command.get("id")
+
+        async def run() -> None:
+            try:
+                await self.session.prompt(text, images, behavior)
+            except Exception as exc:
+                self._respond(command_id, "prompt", False, error=str(exc) or type(exc).__name__)
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        # Let the run start, so a get_state right after the response sees it streaming.
+        await asyncio.sleep(0)
+
+    async def _steer(self, command: dict[str, Any]) -> None:
+        self.session.steer(_text(command), _images(command))
+
+    async def _follow_up(self, command: dict[str, Any]) -> None:
+        self.session.follow_up(_text(command), _images(command))
+
+    async def _abort(self, command: dict[str, Any]) -> None:
+        await self.session.abort()
+
+    async def _get_state(self, command: dict[str, Any]) -> dict[str, Any]:
+        return self.session.state_json()
+
+    async def _get_messages(self, command: dict[str, Any]) -> dict[str, Any]:
+        return {"messages": [to_jsonable(m) for m in self.session.messages]}
+
+    async def _set_model(self, command: dict[str, Any]) -> dict[str, Any]:
+        provider, model_id = command.get("provider"), command.get("modelId")
+        registry = self.session.model_registry
+        model = next((m for m in registry.available_models() if m.provider == provider and m.id == model_id), None)
+        if model is None:
+            raise RpcError(f"Model not found: {provider}/{model_id}")
+        self.session.set_model(model)
+        return model.to_json_dict()
+
+    async def _cycle_model(self, command: dict[str, Any]) -> dict[str, Any] | None:
+        result = self.session.cycle_model()
+        if result is None:
+            return None
+        model, level = result
+        return {"model": model.to_json_dict(), "thinkingLevel": level, "isScoped": bool(self.session.scoped_models)}
+
+    async def _get_available_models(self, command: dict[str, Any]) -> dict[str, Any]:
+        return {"models": [m.to_json_dict() for m in self.session.model_registry.available_models()]}
+
+    async def _set_thinking_level(self, command: dict[str, Any]) -> None:
+        level = command.get("level")
+        valid = ("off", "minimal", "low", "medium", "high", "xhigh")
+        if level not in valid:
+            raise RpcError(f'Invalid thinking level "{level}". Valid values: {", ".join(valid)}')
+        self.session.set_thinking_level(level)
+
+    async def _cycle_thinking_level(self, command: dict[str, Any]) -> dict[str, Any] | None:
+        level = self.session.cycle_thinking_level()
+        return None if level is None else {"level": level}
+
+    def _queue_mode(self, command: dict[str, Any]) -> Any:
+        mode = command.get("mode")
+        if mode not in ("all", "one-at-a-time"):
+            raise RpcError(f'Invalid mode "{mode}". Valid values: all, one-at-a-time')
+        return mode
+
+    async def _set_steering_mode(self, command: dict[str, Any]) -> None:
+        self.session.agent.steering_mode = self._queue_mode(command)
+
+    async def _set_follow_up_mode(self, command: dict[str, Any]) -> None:
+        self.session.agent.follow_up_mode = self._queue_mode(command)
+
+    async def _set_auto_compaction(self, command: dict[str, Any]) -> None:
+        self.session.auto_compaction_enabled = bool(command.get("enabled"))
+
+    async def _set_auto_retry(self, command: dict[str, Any]) -> None:
+        self.session.auto_retry_enabled = bool(command.get("enabled"))
+
+    async def _abort_retry(self, command: dict[str, Any]) -> None:
+        self.session.abort_retry()
+
+    async def _bash(self, command: dict[str, Any]) -> dict[str, Any]:
+        result = await self.session.execute_bash(_text(command, "command"))
+        return result.to_json_dict()
+
+    async def _abort_bash(self, command: dict[str, Any]) -> None:
+        self.session.abort_bash()
+
+    async def _get_session_stats(self, command: dict[str, Any]) -> dict[str, Any]:
+        return self.session.session_stats()
+
+    async def _get_last_assistant_text(self, command: dict[str, Any]) -> dict[str, Any]:
+        return {"text": self.session.last_assistant_text()}
+
+    async def _set_session_name(self, command: dict[str, Any]) -> None:
+        self.session.session.append_session_info(_text(command, "name"))
+
+    async def _get_commands(self, command: dict[str, Any]) -> dict[str, Any]:
+        commands: list[dict[str, Any]] = []
+        for template in self.session.resources.templates:
+            commands.append(
+                {
+                    "name": template.name,
+                    "description": template.description,
+                    "source": "prompt",
+                    "location": template.source,
+                    "path": str(template.path),
+                }
+            )
+        for skill in self.session.resources.skills:
+            commands.append(
+                {
+                    "name": f"skill:{skill.name}",
+                    "description": skill.description,
+                    "source": "skill",
+                    "location": skill.source,
+                    "path": str(skill.path),
+                }
+            )
+        return {"commands": commands}
+
+
+async def run_rpc_mode(session: AgentSession) -> int:
+    return await RpcServer(session).run()
+
+
+__all__ = ["RpcError", "RpcServer", "run_rpc_mode"]
