@@ -1,0 +1,200 @@
+"""What an OpenAI-compatible Chat Completions server accepts, detected from the model and overridable.
+
+Dozens of servers speak "the OpenAI API" and each differs in small ways that turn a good request
+into a 400: one rejects ``store``, another the ``developer`` role, a third wants ``max_tokens``
+instead of ``max_completion_tokens``. `get_compat` resolves one flag set per model: first a guess
+from the provider name and base URL (`detect_compat`), then every field the model's own ``compat``
+sets, field by field, so a models.json entry only has to name what the guess gets wrong.
+
+Local servers (Ollama on :11434, LM Studio on :1234, vLLM, llama.cpp's server, SGLang, or any
+custom provider whose base URL is on this machine or a private network) are treated alike: no
+``developer`` role, no ``reasoning_effort`` and no ``store`` (their OpenAI layers either reject
+these or silently ignore them, and a system prompt sent as ``developer`` is dropped by some chat
+templates), and the output limit goes in the classic ``max_tokens`` field, which all of them read.
+A known hosted provider (``openai``, ``groq``, ...) keeps its own flags even when its base URL
+points at a local proxy, since the proxy forwards to that provider.
+
+Two hosted APIs reached through this wire format get their own treatment: Mistral
+(api.mistral.ai) takes ``max_tokens``, no ``store``, no ``stream_options`` (it refuses fields it
+does not know, and reports usage in the last chunk anyway) and no ``developer`` role, needs
+tool-call ids of nine letters and digits, names the tool on tool results, refuses a user turn
+straight after tool results and replays earlier thinking only as text; DeepSeek (api.deepseek.com) takes
+``max_tokens``, streams its reasoning in ``reasoning_content`` and, in thinking mode, wants that
+field back on every assistant turn.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal, TypeAlias
+from urllib.parse import urlsplit
+
+from pi.ai.env_api_keys import ENV_KEYS
+from pi.ai.types import Model, RoutingPreferences
+
+ThinkingFormat: TypeAlias = str
+"""``openai`` (``reasoning_effort``), ``zai`` / ``qwen`` (top-level ``enable_thinking``) or
+``qwen-chat-template`` (``chat_template_kwargs.enable_thinking``); unknown values act as ``openai``."""
+
+MaxTokensField: TypeAlias = Literal["max_completion_tokens", "max_tokens"]
+
+LOCAL_SERVER_PORTS = frozenset({11434, 1234})
+"""Ollama and LM Studio listen here by default."""
+
+LOCAL_SERVER_PROVIDERS = frozenset(
+    {"ollama", "lmstudio", "lm-studio", "vllm", "llama.cpp", "llama-cpp", "llamacpp", "sglang", "local"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedCompat:
+    """Every flag with a value; see the spec's compat table for what each one changes on the wire."""
+
+    supports_store: bool = True
+    supports_developer_role: bool = True
+    supports_reasoning_effort: bool = True
+    reasoning_effort_map: dict[str, str] = field(default_factory=dict)
+    supports_usage_in_streaming: bool = True
+    max_tokens_field: MaxTokensField = "max_completion_tokens"
+    requires_tool_result_name: bool = False
+    requires_assistant_after_tool_result: bool = False
+    requires_thinking_as_text: bool = False
+    thinking_format: ThinkingFormat = "openai"
+    open_router_routing: RoutingPreferences = field(default_factory=RoutingPreferences)
+    vercel_gateway_routing: RoutingPreferences = field(default_factory=RoutingPreferences)
+    supports_strict_mode: bool = True
+    requires_mistral_tool_ids: bool = False
+    """Tool-call ids must be exactly nine letters or digits (Mistral)."""
+    requires_reasoning_content_on_assistant_messages: bool = False
+    """Every replayed assistant turn carries ``reasoning_content``, empty if need be (DeepSeek thinking mode)."""
+
+
+_EXTRA_FLAGS = {
+    "requires_mistral_tool_ids": "requiresMistralToolIds",
+    "requires_reasoning_content_on_assistant_messages": "requiresReasoningContentOnAssistantMessages",
+}
+"""Flags pi's compat object may carry that our `ModelCompat` keeps only as extra keys."""
+
+
+def _host_and_port(base_url: str) -> tuple[str, int | None]:
+    try:
+        parts = urlsplit(base_url)
+        return (parts.hostname or "").lower(), parts.port
+    except ValueError:
+        return "", None
+
+
+def is_local_server_url(base_url: str) -> bool:
+    """A base URL on this machine, a private network or a local server's well-known port."""
+    host, port = _host_and_port(base_url)
+    if not host:
+        return False
+    if port in LOCAL_SERVER_PORTS:
+        return True
+    if host == "localhost" or host.endswith((".localhost", ".local")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_unspecified
+
+
+def is_local_server(model: Model) -> bool:
+    """A self-hosted server rather than a hosted provider (see the module docstring)."""
+    provider = model.provider.lower()
+    if provider in LOCAL_SERVER_PROVIDERS:
+        return True
+    if provider in ENV_KEYS:
+        return False
+    return is_local_server_url(model.base_url)
+
+
+def is_openrouter(model: Model) -> bool:
+    return model.provider == "openrouter" or "openrouter.ai" in model.base_url
+
+
+def is_vercel_gateway(model: Model) -> bool:
+    return model.provider == "vercel-ai-gateway" or "ai-gateway.vercel.sh" in model.base_url
+
+
+def is_mistral(model: Model) -> bool:
+    return model.provider == "mistral" or "api.mistral.ai" in model.base_url
+
+
+def is_deepseek(model: Model) -> bool:
+    return model.provider == "deepseek" or "deepseek.com" in model.base_url
+
+
+def detect_compat(model: Model) -> ResolvedCompat:
+    """The flags guessed from provider name and base URL alone."""
+    provider = model.provider
+    url = model.base_url
+    is_zai = provider == "zai" or "api.z.ai" in url
+    is_xai = provider == "xai" or "api.x.ai" in url
+    is_cerebras = provider == "cerebras" or "cerebras.ai" in url
+    is_chutes = "chutes.ai" in url
+    is_opencode = provider in ("opencode", "opencode-go") or "opencode.ai" in url
+    is_groq = provider == "groq" or "groq.com" in url
+    mistral = is_mistral(model)
+    deepseek = is_deepseek(model)
+    local = is_local_server(model)
+
+    no_store = is_cerebras or is_xai or is_chutes or deepseek or is_zai or is_opencode or mistral or local
+    effort_map: dict[str, str] = {}
+    if is_groq and model.id == "qwen/qwen3-32b":
+        effort_map = dict.fromkeys(("minimal", "low", "medium", "high", "xhigh"), "default")
+    classic_max_tokens = is_chutes or mistral or deepseek or local
+    return ResolvedCompat(
+        supports_store=not no_store,
+        supports_developer_role=not no_store,
+        supports_reasoning_effort=not (is_xai or is_zai or mistral or local),
+        reasoning_effort_map=effort_map,
+        supports_usage_in_streaming=not mistral,
+        max_tokens_field="max_tokens" if classic_max_tokens else "max_completion_tokens",
+        requires_tool_result_name=mistral,
+        requires_assistant_after_tool_result=mistral,
+        requires_thinking_as_text=mistral,
+        thinking_format="zai" if is_zai else "openai",
+        requires_mistral_tool_ids=mistral,
+        requires_reasoning_content_on_assistant_messages=deepseek,
+    )
+
+
+def get_compat(model: Model) -> ResolvedCompat:
+    """Detected flags, overridden field by field by whatever `model.compat` sets."""
+    detected = detect_compat(model)
+    explicit = model.compat
+    if explicit is None:
+        return detected
+    updates: dict[str, Any] = {}
+    for spec in fields(ResolvedCompat):
+        value = getattr(explicit, spec.name, None)
+        if value is None:
+            extra = explicit.model_extra or {}
+            camel = _EXTRA_FLAGS.get(spec.name)
+            value = extra.get(spec.name, extra.get(camel) if camel else None)
+        if value is None:
+            continue
+        if spec.name in ("open_router_routing", "vercel_gateway_routing") and isinstance(value, dict):
+            value = RoutingPreferences.model_validate(value)
+        updates[spec.name] = dict(value) if spec.name == "reasoning_effort_map" else value
+    return replace(detected, **updates) if updates else detected
+
+
+__all__ = [
+    "LOCAL_SERVER_PORTS",
+    "LOCAL_SERVER_PROVIDERS",
+    "MaxTokensField",
+    "ResolvedCompat",
+    "ThinkingFormat",
+    "detect_compat",
+    "get_compat",
+    "is_deepseek",
+    "is_local_server",
+    "is_local_server_url",
+    "is_mistral",
+    "is_openrouter",
+    "is_vercel_gateway",
+]

@@ -1,0 +1,672 @@
+"""The OpenAI Chat Completions wire API, spoken by OpenAI and by most OpenAI-compatible servers.
+
+One module serves OpenAI itself, hosted gateways (OpenRouter, Vercel, Groq, Cerebras, xAI, z.ai,
+DeepSeek, Mistral, ...) and self-hosted servers (Ollama, LM Studio, vLLM, llama.cpp, SGLang). What
+differs between them is decided once per request by `get_compat` (see `openai_compat`); this
+module only reads those flags, so no server-specific branch hides in the request or stream code.
+
+Provider-specific options for `stream`, in ``options.extra``:
+
+- ``reasoning_effort``: ``minimal | low | medium | high | xhigh``, sent as the server's thinking
+  switch (``reasoning_effort``, ``enable_thinking`` or ``chat_template_kwargs``);
+- ``tool_choice``: ``auto | none | required`` or ``{"type": "function", "function": {"name": ...}}``.
+
+`stream_simple` maps the portable ``options.reasoning`` level onto ``reasoning_effort``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import re
+import string
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import httpx
+
+from pi.ai.env_api_keys import get_env_api_key
+from pi.ai.event_stream import AssistantMessageEventStream
+from pi.ai.http import ProviderHTTPError, RequestSpec, error_hint, iter_sse, open_stream, parse_json_data
+from pi.ai.options import StreamOptions, clamp_reasoning, simple_max_tokens, supports_xhigh
+from pi.ai.providers.openai_compat import ResolvedCompat, get_compat, is_openrouter, is_vercel_gateway
+from pi.ai.providers.output import OutputBuilder, run_provider
+from pi.ai.registry import ApiProvider
+from pi.ai.sanitize import sanitize_surrogates
+from pi.ai.transform_messages import transform_messages
+from pi.ai.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Message,
+    Model,
+    StopReason,
+    TextContent,
+    ThinkingContent,
+    Tool,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+
+API = "openai-completions"
+
+MISSING_KEY_MESSAGE = "OpenAI API key is required. Set OPENAI_API_KEY environment variable or pass it as an argument."
+BRIDGE_TEXT = "I have processed the tool results."
+TOOL_IMAGES_TEXT = "Attached image(s) from tool result:"
+IMAGE_ONLY_RESULT_TEXT = "(see attached image)"
+EMPTY_RESULT_TEXT = "(no tool output)"
+
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+"""Where servers put streamed reasoning (llama.cpp/vLLM/DeepSeek, Ollama/OpenRouter, others); first non-empty wins."""
+
+_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
+_ALNUM = string.digits + string.ascii_letters
+
+
+# --- keys, headers, URL ---------------------------------------------------------------------------
+
+
+def resolve_api_key(model: Model, options: StreamOptions) -> str:
+    """The given key, else the provider's variable, else OPENAI_API_KEY; raises when none is set."""
+    key = options.api_key or get_env_api_key(model.provider) or os.environ.get("OPENAI_API_KEY")
+    if not key:
+        raise ValueError(MISSING_KEY_MESSAGE)
+    return key
+
+
+def chat_completions_url(base_url: str) -> str:
+    return f"{base_url.rstrip('/')}/chat/completions"
+
+
+def _merge_headers(*layers: dict[str, str] | None) -> dict[str, str]:
+    """Later layers win, whatever the letter case of a header name."""
+    out: dict[str, str] = {}
+    for layer in layers:
+        for name, value in (layer or {}).items():
+            for existing in [k for k in out if k.lower() == name.lower()]:
+                del out[existing]
+            out[name] = value
+    return out
+
+
+def _copilot_headers(context: Context) -> dict[str, str]:
+    """GitHub Copilot bills and routes by who started a request and whether it carries images."""
+    last = context.messages[-1] if context.messages else None
+    headers = {
+        "X-Initiator": "user" if isinstance(last, UserMessage) else "agent",
+        "Openai-Intent": "conversation-edits",
+    }
+    for message in context.messages:
+        content = message.content if isinstance(message, (UserMessage, ToolResultMessage)) else None
+        if isinstance(content, list) and any(isinstance(block, ImageContent) for block in content):
+            headers["Copilot-Vision-Request"] = "true"
+            break
+    return headers
+
+
+def build_headers(model: Model, context: Context, options: StreamOptions, api_key: str) -> dict[str, str]:
+    """Provider defaults, then model.headers, then per-request headers, then options.headers."""
+    dynamic = _copilot_headers(context) if model.provider == "github-copilot" else None
+    return _merge_headers({"Authorization": f"Bearer {api_key}"}, model.headers, dynamic, options.headers)
+
+
+# --- message conversion ---------------------------------------------------------------------------
+
+
+def normalize_tool_call_id(tool_call_id: str, model: Model, source: AssistantMessage) -> str:
+    """Ids written by another API: Responses' ``call|item`` pairs keep the call part; OpenAI caps at 40."""
+    if "|" in tool_call_id:
+        return _ID_UNSAFE.sub("_", tool_call_id.split("|", 1)[0])[:40]
+    if model.provider == "openai":
+        return tool_call_id[:40]
+    return tool_call_id
+
+
+def mistral_tool_call_id(tool_call_id: str) -> str:
+    """Nine letters or digits, the same for the same input (the call and its result must agree)."""
+    kept = "".join(ch for ch in tool_call_id if ch.isascii() and ch.isalnum())
+    if len(kept) == 9:
+        return kept
+    number = int.from_bytes(hashlib.sha256(tool_call_id.encode("utf-8")).digest()[:8], "big")
+    digits = []
+    for _ in range(9):
+        number, rest = divmod(number, len(_ALNUM))
+        digits.append(_ALNUM[rest])
+    return "".join(digits)
+
+
+def _wire_id(tool_call_id: str, compat: ResolvedCompat) -> str:
+    return mistral_tool_call_id(tool_call_id) if compat.requires_mistral_tool_ids else tool_call_id
+
+
+def _image_part(image: ImageContent) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{image.mime_type};base64,{image.data}"}}
+
+
+def _user_message(message: UserMessage) -> dict[str, Any] | None:
+    if isinstance(message.content, str):
+        return {"role": "user", "content": sanitize_surrogates(message.content)}
+    parts: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, TextContent):
+            parts.append({"type": "text", "text": sanitize_surrogates(block.text)})
+        else:
+            parts.append(_image_part(block))
+    return {"role": "user", "content": parts} if parts else None
+
+
+def _reasoning_details(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+    """OpenRouter's encrypted reasoning, stashed on the tool calls it belonged to."""
+    details: list[dict[str, Any]] = []
+    for call in calls:
+        if not call.thought_signature:
+            continue
+        try:
+            detail = json.loads(call.thought_signature)
+        except ValueError:
+            continue
+        if isinstance(detail, dict) and detail.get("type") == "reasoning.encrypted":
+            details.append(detail)
+    return details
+
+
+def _assistant_message(message: AssistantMessage, model: Model, compat: ResolvedCompat) -> dict[str, Any] | None:
+    text = "".join(
+        sanitize_surrogates(block.text)
+        for block in message.content
+        if isinstance(block, TextContent) and block.text.strip()
+    )
+    thinking = [block for block in message.content if isinstance(block, ThinkingContent) and block.thinking.strip()]
+    calls = [block for block in message.content if isinstance(block, ToolCall)]
+    out: dict[str, Any] = {"role": "assistant", "content": "" if compat.requires_assistant_after_tool_result else None}
+    if thinking and compat.requires_thinking_as_text:
+        thought = sanitize_surrogates("\n\n".join(block.thinking for block in thinking))
+        text = f"{thought}\n\n{text}" if text else thought
+    elif thinking:
+        field_name = thinking[0].thinking_signature
+        if field_name and _FIELD_NAME.fullmatch(field_name):
+            out[field_name] = sanitize_surrogates("\n".join(block.thinking for block in thinking))
+    if text:
+        out["content"] = text
+    if calls:
+        out["tool_calls"] = [
+            {
+                "id": _wire_id(call.id, compat),
+                "type": "function",
+                "function": {
+                    "name": call.name,
+                    "arguments": sanitize_surrogates(json.dumps(call.arguments, ensure_ascii=False)),
+                },
+            }
+            for call in calls
+        ]
+        details = _reasoning_details(calls)
+        if details:
+            out["reasoning_details"] = details
+    if not out["content"] and not calls:
+        return None
+    if compat.requires_reasoning_content_on_assistant_messages and model.reasoning:
+        out.setdefault("reasoning_content", "")
+    return out
+
+
+def _tool_message(message: ToolResultMessage, compat: ResolvedCompat) -> dict[str, Any]:
+    text = "\n".join(block.text for block in message.content if isinstance(block, TextContent))
+    if not text:
+        has_images = any(isinstance(block, ImageContent) for block in message.content)
+        text = IMAGE_ONLY_RESULT_TEXT if has_images else EMPTY_RESULT_TEXT
+    out: dict[str, Any] = {
+        "role": "tool",
+        "content": sanitize_surrogates(text),
+        "tool_call_id": _wire_id(message.tool_call_id, compat),
+    }
+    if compat.requires_tool_result_name:
+        out["name"] = message.tool_name
+    return out
+
+
+def convert_messages(model: Model, context: Context, compat: ResolvedCompat) -> list[dict[str, Any]]:
+    """The conversation as Chat Completions messages (spec A5), system prompt first."""
+    out: list[dict[str, Any]] = []
+    if context.system_prompt:
+        role = "developer" if model.reasoning and compat.supports_developer_role else "system"
+        out.append({"role": role, "content": sanitize_surrogates(context.system_prompt)})
+    bridge = {"role": "assistant", "content": BRIDGE_TEXT}
+    messages: list[Message] = transform_messages(context.messages, model, normalize_tool_call_id)
+    last_role: str | None = None
+    i = 0
+    while i < len(messages):
+        message = messages[i]
+        if isinstance(message, ToolResultMessage):
+            images: list[ImageContent] = []
+            while i < len(messages) and isinstance(messages[i], ToolResultMessage):
+                result = messages[i]
+                assert isinstance(result, ToolResultMessage)
+                out.append(_tool_message(result, compat))
+                images.extend(block for block in result.content if isinstance(block, ImageContent))
+                i += 1
+            last_role = "toolResult"
+            if images and "image" in model.input:
+                if compat.requires_assistant_after_tool_result:
+                    out.append(dict(bridge))
+                parts = [{"type": "text", "text": TOOL_IMAGES_TEXT}, *(_image_part(image) for image in images)]
+                out.append({"role": "user", "content": parts})
+                last_role = "user"
+            continue
+        i += 1
+        if isinstance(message, UserMessage):
+            converted = _user_message(message)
+            if converted is None:
+                continue
+            if compat.requires_assistant_after_tool_result and last_role == "toolResult":
+                out.append(dict(bridge))
+            out.append(converted)
+            last_role = "user"
+        else:
+            converted = _assistant_message(message, model, compat)
+            if converted is not None:
+                out.append(converted)
+                last_role = "assistant"
+    return out
+
+
+def add_openrouter_cache_control(messages: list[dict[str, Any]]) -> None:
+    """Anthropic models behind OpenRouter cache only up to an explicit breakpoint: mark the last text."""
+    for message in reversed(messages):
+        if message.get("role") not in ("user", "assistant"):
+            continue
+        content = message.get("content")
+        if isinstance(content, str) and content:
+            message["content"] = [{"type": "text", "text": content, "cache_control": {"type": "ephemeral"}}]
+            return
+        if isinstance(content, list):
+            for part in reversed(content):
+                if isinstance(part, dict) and part.get("type") == "text":
+                    part["cache_control"] = {"type": "ephemeral"}
+                    return
+
+
+# --- request body ---------------------------------------------------------------------------------
+
+
+def convert_tools(tools: Sequence[Tool], compat: ResolvedCompat) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for tool in tools:
+        function: dict[str, Any] = {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+        if compat.supports_strict_mode:
+            function["strict"] = False
+        out.append({"type": "function", "function": function})
+    return out
+
+
+def _has_tool_history(messages: Sequence[Message]) -> bool:
+    for message in messages:
+        if isinstance(message, ToolResultMessage):
+            return True
+        if isinstance(message, AssistantMessage) and any(isinstance(b, ToolCall) for b in message.content):
+            return True
+    return False
+
+
+def _routing(only: list[str] | None, order: list[str] | None) -> dict[str, Any]:
+    routing: dict[str, Any] = {}
+    if only is not None:
+        routing["only"] = list(only)
+    if order is not None:
+        routing["order"] = list(order)
+    return routing
+
+
+def build_request_body(
+    model: Model, context: Context, options: StreamOptions, compat: ResolvedCompat | None = None
+) -> dict[str, Any]:
+    compat = compat or get_compat(model)
+    messages = convert_messages(model, context, compat)
+    if is_openrouter(model) and model.id.startswith("anthropic/"):
+        add_openrouter_cache_control(messages)
+    body: dict[str, Any] = {"model": model.id, "messages": messages, "stream": True}
+    if compat.supports_usage_in_streaming:
+        body["stream_options"] = {"include_usage": True}
+    if compat.supports_store:
+        body["store"] = False
+    if options.max_tokens:
+        body[compat.max_tokens_field] = options.max_tokens
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    if context.tools:
+        body["tools"] = convert_tools(context.tools, compat)
+    elif _has_tool_history(context.messages):
+        body["tools"] = []  # proxies in front of Anthropic reject tool history without a tools field
+    tool_choice = options.extra.get("tool_choice")
+    if tool_choice:
+        body["tool_choice"] = tool_choice
+    effort = options.extra.get("reasoning_effort")
+    if compat.thinking_format in ("zai", "qwen") and model.reasoning:
+        body["enable_thinking"] = bool(effort)
+    elif compat.thinking_format == "qwen-chat-template" and model.reasoning:
+        body["chat_template_kwargs"] = {"enable_thinking": bool(effort)}
+    elif effort and model.reasoning and compat.supports_reasoning_effort:
+        body["reasoning_effort"] = compat.reasoning_effort_map.get(effort, effort)
+    if is_openrouter(model):
+        routing = _routing(compat.open_router_routing.only, compat.open_router_routing.order)
+        if routing:
+            body["provider"] = routing
+    if is_vercel_gateway(model):
+        routing = _routing(compat.vercel_gateway_routing.only, compat.vercel_gateway_routing.order)
+        if routing:
+            body["providerOptions"] = {"gateway": routing}
+    return body
+
+
+# --- errors ---------------------------------------------------------------------------------------
+
+
+class CompletionsHTTPError(ProviderHTTPError):
+    """A non-2xx answer, worded ``<status> <server's error.message>`` as the OpenAI API phrases it."""
+
+    def __init__(self, status: int, body: str, message: str) -> None:
+        Exception.__init__(self, message)
+        self.status = status
+        self.body = body
+
+
+def _error_detail(error: Any) -> tuple[str | None, str | None]:
+    """(message, OpenRouter's raw upstream error) of an ``error`` object."""
+    if isinstance(error, str):
+        return error, None
+    if not isinstance(error, dict):
+        return None, None
+    message = error.get("message")
+    metadata = error.get("metadata")
+    raw = metadata.get("raw") if isinstance(metadata, dict) else None
+    raw_text = None if raw in (None, "") else raw if isinstance(raw, str) else json.dumps(raw)
+    return (message if isinstance(message, str) and message else None), raw_text
+
+
+def _reworded_http_error(exc: ProviderHTTPError, model: Model) -> ProviderHTTPError:
+    try:
+        parsed = json.loads(exc.body)
+    except ValueError:
+        return exc
+    if not isinstance(parsed, dict):
+        return exc
+    message, raw = _error_detail(parsed.get("error"))
+    if message is None and isinstance(parsed.get("message"), str):
+        message = parsed["message"]  # vLLM and some gateways answer {"object": "error", "message": ...}
+    if message is None:
+        return exc
+    text = f"{exc.status} {message}"
+    if raw:
+        text = f"{text}\n{raw}"
+    hint = error_hint(exc.status, model.provider, model.id)
+    if hint:
+        text = f"{text}\n{hint}"
+    return CompletionsHTTPError(exc.status, exc.body, text)
+
+
+def _chunk_error_text(error: Any) -> str:
+    message, raw = _error_detail(error)
+    text = message or (json.dumps(error) if not isinstance(error, str) else error) or "An unknown error occurred"
+    return f"{text}\n{raw}" if raw else text
+
+
+# --- stream reading -------------------------------------------------------------------------------
+
+
+def map_finish_reason(reason: str | None) -> StopReason:
+    if reason is None or reason in ("stop", "end"):
+        return "stop"
+    if reason == "length":
+        return "length"
+    if reason in ("tool_calls", "function_call"):
+        return "toolUse"
+    if reason == "content_filter":
+        return "error"
+    raise ValueError(f"Unhandled stop reason: {reason}")
+
+
+def parse_usage(raw: dict[str, Any]) -> Usage:
+    """`input` excludes cached prompt tokens; reasoning tokens count as output (Groq leaves them out)."""
+    prompt_details = raw.get("prompt_tokens_details")
+    completion_details = raw.get("completion_tokens_details")
+    cached = int(
+        (prompt_details.get("cached_tokens") if isinstance(prompt_details, dict) else None)
+        or raw.get("prompt_cache_hit_tokens")  # DeepSeek
+        or 0
+    )
+    reasoning = int((completion_details.get("reasoning_tokens") if isinstance(completion_details, dict) else None) or 0)
+    prompt = int(raw.get("prompt_tokens") or 0)
+    output = int(raw.get("completion_tokens") or 0) + reasoning
+    usage = Usage(input=prompt - cached, output=output, cache_read=cached, cache_write=0)
+    usage.total_tokens = usage.input + usage.output + usage.cache_read
+    return usage
+
+
+class _ChunkReader:
+    """Turns Chat Completions chunks into OutputBuilder calls."""
+
+    def __init__(self, builder: OutputBuilder) -> None:
+        self.builder = builder
+        self.tool_index: int | None = None
+        self.generated_id = False
+        self.encrypted_reasoning: dict[str, str] = {}
+        self.counter = 0
+
+    def chunk(self, chunk: dict[str, Any]) -> None:
+        if chunk.get("error"):
+            raise RuntimeError(_chunk_error_text(chunk["error"]))
+        choices = chunk.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+        usage = chunk.get("usage")
+        if not isinstance(usage, dict) and choice is not None:
+            usage = choice.get("usage")  # Moonshot reports usage on the choice
+        if isinstance(usage, dict):
+            self.builder.output.usage = parse_usage(usage)
+        if choice is None:
+            return
+        finish = choice.get("finish_reason")
+        if finish:
+            self.builder.output.stop_reason = map_finish_reason(finish)
+        delta = choice.get("delta")
+        if isinstance(delta, dict):
+            self.delta(delta)
+
+    def delta(self, delta: dict[str, Any]) -> None:
+        builder = self.builder
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            builder.text_delta(content)
+        elif isinstance(content, list):
+            self.content_parts(content)
+        for name in REASONING_FIELDS:
+            value = delta.get(name)
+            if isinstance(value, str) and value:
+                if not isinstance(builder.open_block, ThinkingContent):
+                    builder.start_thinking(name)
+                builder.thinking_delta(value)
+                break
+        tool_calls = delta.get("tool_calls")
+        if isinstance(tool_calls, list):
+            for tool_call in tool_calls:
+                if isinstance(tool_call, dict):
+                    self.tool_call(tool_call)
+        details = delta.get("reasoning_details")
+        if isinstance(details, list):
+            for detail in details:
+                if (
+                    isinstance(detail, dict)
+                    and detail.get("type") == "reasoning.encrypted"
+                    and detail.get("id")
+                    and detail.get("data")
+                ):
+                    self.encrypted_reasoning[str(detail["id"])] = json.dumps(detail)
+
+    def content_parts(self, parts: list[Any]) -> None:
+        """Mistral's magistral models stream content as typed chunks, thinking included."""
+        builder = self.builder
+        for part in parts:
+            if not isinstance(part, dict):
+                continue
+            if part.get("type") == "text" and isinstance(part.get("text"), str) and part["text"]:
+                builder.text_delta(part["text"])
+            elif part.get("type") == "thinking":
+                inner = part.get("thinking")
+                pieces = inner if isinstance(inner, list) else [{"text": inner}]
+                for piece in pieces:
+                    text = piece.get("text") if isinstance(piece, dict) else None
+                    if isinstance(text, str) and text:
+                        if not isinstance(builder.open_block, ThinkingContent):
+                            builder.start_thinking()
+                        builder.thinking_delta(text)
+
+    def tool_call(self, chunk: dict[str, Any]) -> None:
+        builder = self.builder
+        raw_index, raw_id, raw_function = chunk.get("index"), chunk.get("id"), chunk.get("function")
+        index = raw_index if isinstance(raw_index, int) else None
+        call_id = raw_id if isinstance(raw_id, str) else ""
+        function: dict[str, Any] = raw_function if isinstance(raw_function, dict) else {}
+        raw_name = function.get("name")
+        name = raw_name if isinstance(raw_name, str) else ""
+        block = builder.open_block
+        if (
+            not isinstance(block, ToolCall)
+            or (call_id and not self.generated_id and call_id != block.id)
+            or (index is not None and self.tool_index is not None and index != self.tool_index)
+        ):
+            self.generated_id = not call_id
+            self.counter += 1
+            builder.start_tool_call(call_id or f"call_{self.counter}_{os.urandom(4).hex()}", name)
+            self.tool_index = index
+        else:
+            if call_id:
+                block.id = call_id
+                self.generated_id = False
+            if name:
+                block.name = name
+            if index is not None:
+                self.tool_index = index
+        arguments = function.get("arguments")
+        if isinstance(arguments, dict):  # some local servers send the object rather than JSON text
+            fragment = json.dumps(arguments)
+        else:
+            fragment = arguments if isinstance(arguments, str) else ""
+        builder.tool_call_delta(fragment)
+
+    def finish(self) -> None:
+        output = self.builder.output
+        for block in output.content:
+            if isinstance(block, ToolCall) and block.id in self.encrypted_reasoning:
+                block.thought_signature = self.encrypted_reasoning[block.id]
+        if output.stop_reason == "stop" and any(isinstance(block, ToolCall) for block in output.content):
+            output.stop_reason = "toolUse"  # some local servers end tool calls with "stop"
+
+
+async def _read_stream(response: httpx.Response, builder: OutputBuilder) -> None:
+    reader = _ChunkReader(builder)
+    async for event in iter_sse(response):
+        data = event.data.strip()
+        if not data:
+            continue
+        if data == "[DONE]":
+            break
+        chunk = parse_json_data(data)
+        if isinstance(chunk, dict):
+            reader.chunk(chunk)
+    builder.end_block()
+    reader.finish()
+    output = builder.output
+    if output.stop_reason == "error" and not output.error_message:
+        model = builder.model
+        output.error_message = (
+            f"{model.provider} stopped the reply of {model.id} with finish_reason content_filter: "
+            "its content filter blocked the output. Rephrase the request or use another model."
+        )
+
+
+# --- entry points ---------------------------------------------------------------------------------
+
+
+def stream_openai_completions(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
+    """Stream one reply; every failure ends the stream with an ``error`` event."""
+
+    async def body(builder: OutputBuilder) -> None:
+        api_key = resolve_api_key(model, options)
+        compat = get_compat(model)
+        payload = build_request_body(model, context, options, compat)
+        if options.on_payload is not None:
+            replaced = options.on_payload(payload, model)
+            if inspect.isawaitable(replaced):
+                replaced = await replaced
+            if replaced is not None:
+                payload = replaced
+        request = RequestSpec(
+            url=chat_completions_url(model.base_url),
+            headers=build_headers(model, context, options, api_key),
+            body=payload,
+        )
+        try:
+            response = await open_stream(
+                request,
+                signal=options.signal,
+                max_retries=options.max_retries,
+                max_retry_delay_ms=options.max_retry_delay_ms,
+                provider=model.provider,
+                model_id=model.id,
+            )
+        except ProviderHTTPError as exc:
+            raise _reworded_http_error(exc, model) from exc
+        try:
+            builder.start()
+            await _read_stream(response, builder)
+        except httpx.HTTPError as exc:
+            raise ConnectionError(
+                f"Connection to {model.provider} lost while streaming {model.id}: "
+                f"{exc or type(exc).__name__}. The reply is incomplete; send the request again."
+            ) from exc
+        finally:
+            await response.aclose()
+
+    return run_provider(model, options, body)
+
+
+def stream_simple_openai_completions(
+    model: Model, context: Context, options: StreamOptions
+) -> AssistantMessageEventStream:
+    """Map the portable reasoning level (xhigh only where the model has it) and a default output budget."""
+    level = options.reasoning if supports_xhigh(model) else clamp_reasoning(options.reasoning)
+    extra = {key: value for key, value in options.extra.items() if key != "reasoning_effort"}
+    if level is not None:
+        extra["reasoning_effort"] = level
+    simple = replace(options, max_tokens=simple_max_tokens(model, options), extra=extra)
+    return stream_openai_completions(model, context, simple)
+
+
+PROVIDER = ApiProvider(api=API, stream=stream_openai_completions, stream_simple=stream_simple_openai_completions)
+
+__all__ = [
+    "API",
+    "BRIDGE_TEXT",
+    "MISSING_KEY_MESSAGE",
+    "PROVIDER",
+    "REASONING_FIELDS",
+    "CompletionsHTTPError",
+    "add_openrouter_cache_control",
+    "build_headers",
+    "build_request_body",
+    "chat_completions_url",
+    "convert_messages",
+    "convert_tools",
+    "map_finish_reason",
+    "mistral_tool_call_id",
+    "normalize_tool_call_id",
+    "parse_usage",
+    "resolve_api_key",
+    "stream_openai_completions",
+    "stream_simple_openai_completions",
+]
