@@ -80,3 +80,14 @@ async def test_abort_stops_the_retry_wait_at_once(server: ScriptedServer) -> Non
     with pytest.raises(asyncio.CancelledError):
         await _open(server, signal=controller.signal)
     assert time.monotonic() - started < 5
+
+
+async def test_timeout_bounds_a_silent_server(server: ScriptedServer) -> None:
+    server.queue(ScriptedResponse(chunks=sse({"a": 1}), hold_open=5))
+    response = await _open(server, timeout_s=0.3)
+    started = time.monotonic()
+    import httpx
+
+    with pytest.raises(httpx.ReadTimeout):
+        [e async for e in iter_sse(response)]  # type: ignore[arg-type]
+    assert time.monotonic() - started < 3

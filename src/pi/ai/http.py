@@ -126,13 +126,15 @@ async def open_stream(
     max_retry_delay_ms: int,
     provider: str,
     model_id: str,
+    timeout_s: float | None = None,
     client: httpx.AsyncClient | None = None,
 ) -> httpx.Response:
     """Send `request` and return the open streaming 2xx response; the caller must close it.
 
     Transient failures (see RETRYABLE_STATUS, and connections that fail or drop before an answer)
     are retried up to `max_retries` times with exponential back-off, or after the delay the server
-    asks for when it asks for one no longer than `max_retry_delay_ms` (0 = no cap).
+    asks for when it asks for one no longer than `max_retry_delay_ms` (0 = no cap). `timeout_s`
+    bounds connecting and each wait for data; None keeps the client's defaults (30 s / 600 s).
     """
     http = client or get_client()
     content = json.dumps(request.body, ensure_ascii=False).encode("utf-8")
@@ -142,7 +144,13 @@ async def open_stream(
         attempt += 1
         delay: float | None = None
         try:
-            req = http.build_request(request.method, request.url, headers=headers, content=content)
+            req = http.build_request(
+                request.method,
+                request.url,
+                headers=headers,
+                content=content,
+                timeout=httpx.Timeout(timeout_s) if timeout_s is not None else httpx.USE_CLIENT_DEFAULT,
+            )
             response = await http.send(req, stream=True)
         except (httpx.TransportError, httpx.TimeoutException) as exc:
             if attempt > max_retries:

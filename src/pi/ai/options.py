@@ -49,7 +49,7 @@ class StreamOptions:
     """Retries of transient HTTP failures (429, 5xx, dropped connections) before giving up."""
     metadata: dict[str, Any] | None = None
     timeout_s: float | None = None
-    """Timeout for connecting and between received bytes; None means wait as long as it takes."""
+    """Timeout for connecting and between received bytes; None keeps the defaults (30 s connect, 600 s read)."""
     reasoning: ThinkingLevel | None = None
     """Only read by `stream_simple`: the portable reasoning level."""
     thinking_budgets: ThinkingBudgets | None = None

@@ -484,6 +484,7 @@ def stream_google(model: Model, context: Context, options: StreamOptions) -> Ass
                 max_retry_delay_ms=options.max_retry_delay_ms,
                 provider=model.provider,
                 model_id=model.id,
+                timeout_s=options.timeout_s,
             )
         except ProviderHTTPError as exc:
             raise RuntimeError(describe_http_error(exc, model)) from exc

@@ -618,6 +618,7 @@ def stream_openai_completions(model: Model, context: Context, options: StreamOpt
                 max_retry_delay_ms=options.max_retry_delay_ms,
                 provider=model.provider,
                 model_id=model.id,
+                timeout_s=options.timeout_s,
             )
         except ProviderHTTPError as exc:
             raise _reworded_http_error(exc, model) from exc

@@ -533,6 +533,7 @@ def stream(model: Model, context: Context, options: StreamOptions) -> AssistantM
             max_retry_delay_ms=options.max_retry_delay_ms,
             provider=model.provider,
             model_id=model.id,
+            timeout_s=options.timeout_s,
         )
         try:
             builder.start()
