@@ -1,0 +1,276 @@
+"""The `edit` tool: targeted text replacements in one file.
+
+The model names text it saw in the file and what should stand there instead; the engine
+(`edit_engine`) finds each piece, checks it is unique and that pieces do not overlap, and applies
+them all against the original. The file's BOM, line endings and every byte the edit does not
+touch survive, invalid UTF-8 included. The whole read-change-write runs inside the file-mutation
+queue so parallel edits of one file apply one after the other instead of overwriting each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+
+from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
+from pi.ai.abort import AbortSignal
+from pi.ai.types import TextContent
+from pi.tools.diff import DiffResult, diff_lines, generate_diff_string, generate_unified_patch
+from pi.tools.edit_engine import EditError, Replacement, apply_edits, prepare_edit_arguments
+from pi.tools.fs_errors import FileToolError, error_code, raise_if_aborted
+from pi.tools.mutation_queue import FileMutationQueue, with_file_mutation_queue
+from pi.tools.paths import resolve_to_cwd
+from pi.tools.write import write_file_atomically
+
+
+class ReplaceEdit(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    old_text: str = Field(
+        description=(
+            "Exact text to replace, copied from the file. It must occur exactly once in the original file "
+            "and must not overlap the oldText of any other edit in this call."
+        )
+    )
+    new_text: str = Field(description="Text that takes its place")
+
+
+class EditParams(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    path: str = Field(description="File to edit, relative to the working directory or absolute")
+    edits: list[ReplaceEdit] = Field(
+        description=(
+            "One or more replacements. Every oldText is located in the original file, not in the result of "
+            "earlier edits. Edits must not overlap or nest; when two changes touch the same or neighbouring "
+            "lines, make them one edit."
+        )
+    )
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Item schema written inline: some providers reject `$ref` in tool parameters."""
+        return _inline_refs(super().model_json_schema(*args, **kwargs))
+
+
+def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    definitions = schema.pop("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                return resolve(definitions[ref.removeprefix("#/$defs/")])
+            return {key: resolve(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [resolve(item) for item in node]
+        return node
+
+    resolved: dict[str, Any] = resolve(schema)
+    return resolved
+
+
+@pydantic_dataclass(frozen=True, config=ConfigDict(alias_generator=to_camel, populate_by_name=True))
+class EditToolDetails:
+    """For the UI and logs: the change as a numbered diff and as a unified patch."""
+
+    diff: str
+    patch: str
+    first_changed_line: int | None
+
+
+# --- operations -----------------------------------------------------------------------------------
+
+
+class EditOperations(Protocol):
+    """How `edit` touches the filesystem; swap it to edit over SSH, in a container, or a fake.
+
+    Failures are OSError with `errno` set.
+    """
+
+    async def access(self, path: str) -> None:
+        """Raise unless `path` exists and may be read and written."""
+        ...
+
+    async def read_file(self, path: str) -> bytes: ...
+
+    async def write_file(self, path: str, data: bytes) -> None: ...
+
+
+def _check_access(path: str) -> None:
+    os.stat(path)
+    if not os.access(path, os.R_OK | os.W_OK):
+        raise PermissionError(errno.EACCES, "Permission denied", path)
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+class LocalEditOperations:
+    async def access(self, path: str) -> None:
+        await asyncio.to_thread(_check_access, path)
+
+    async def read_file(self, path: str) -> bytes:
+        return await asyncio.to_thread(_read_bytes, path)
+
+    async def write_file(self, path: str, data: bytes) -> None:
+        await asyncio.to_thread(write_file_atomically, path, data)
+
+
+# --- shared flow ----------------------------------------------------------------------------------
+
+EMPTY_EDITS_MESSAGE = "Edit tool input is invalid. edits must contain at least one replacement."
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _cannot_edit(path: str, exc: OSError) -> FileToolError:
+    return FileToolError(f"Could not edit file: {path}. Error code: {error_code(exc)}.")
+
+
+def _printable(text: str) -> str:
+    """Bytes that were not UTF-8 are carried as lone surrogates; show them as U+FFFD in diffs."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def _replacements(edits: list[ReplaceEdit]) -> list[Replacement]:
+    # A lone surrogate from the model's JSON would be confused with the escapes of invalid file bytes.
+    return [Replacement(_printable(e.old_text), _printable(e.new_text)) for e in edits]
+
+
+async def _load(ops: EditOperations, absolute: str, path: str, signal: AbortSignal | None) -> str:
+    try:
+        await ops.access(absolute)
+    except OSError as exc:
+        raise _cannot_edit(path, exc) from exc
+    raise_if_aborted(signal)
+    try:
+        raw = await ops.read_file(absolute)
+    except OSError as exc:
+        raise _cannot_edit(path, exc) from exc
+    raise_if_aborted(signal)
+    # surrogateescape keeps bytes that are not UTF-8 intact through the edit and back to disk.
+    return raw.decode("utf-8", "surrogateescape")
+
+
+async def compute_edits_diff(
+    path: str,
+    edits: list[ReplaceEdit],
+    cwd: str,
+    operations: EditOperations | None = None,
+    *,
+    collapse_whitespace: bool = False,
+) -> DiffResult | str:
+    """Preview of an edit without writing it (for a confirmation UI): the diff, or the error text."""
+    ops = operations or LocalEditOperations()
+    absolute = resolve_to_cwd(path, cwd)
+    try:
+        text = await _load(ops, absolute, path, None)
+        outcome = apply_edits(text, _replacements(edits), path, collapse_whitespace=collapse_whitespace)
+    except (FileToolError, EditError) as exc:
+        return str(exc)
+    result = generate_diff_string(outcome.base_content, outcome.new_content)
+    return DiffResult(_printable(result.diff), result.first_changed_line)
+
+
+# --- tool -----------------------------------------------------------------------------------------
+
+DESCRIPTION = (
+    "Edit one file by replacing exact pieces of its text. Each edits[].oldText must appear exactly once "
+    "in the original file and must not overlap another edit of the same call; all edits are matched "
+    "against the original, not applied one after another. Combine changes to nearby lines into one edit, "
+    "and keep oldText short: do not include long unchanged stretches just to join distant changes "
+    "(use several edits instead)."
+)
+
+PROMPT_SNIPPET = "Make precise file edits with exact text replacement, including multiple disjoint edits in one call"
+
+PROMPT_GUIDELINES = [
+    "Use edit for precise changes (edits[].oldText must match exactly)",
+    "When changing multiple separate locations in one file, use one edit call with multiple entries in edits[] "
+    "instead of multiple edit calls",
+    "Each edits[].oldText is matched against the original file, not after earlier edits are applied. "
+    "Do not emit overlapping or nested edits. Merge nearby changes into one edit.",
+    "Keep edits[].oldText as small as possible while still being unique in the file. "
+    "Do not pad with large unchanged regions.",
+]
+
+
+@dataclass(slots=True)
+class EditToolOptions:
+    operations: EditOperations | None = None
+    mutation_queue: FileMutationQueue | None = None
+    """Defaults to the process-wide queue shared with `write` and extension tools."""
+    collapse_whitespace: bool = False
+    """Also let runs of blanks inside a line match a single space (indentation still must match)."""
+
+
+def create_edit_tool(cwd: str, options: EditToolOptions | None = None) -> AgentTool[EditParams]:
+    opts = options or EditToolOptions()
+    ops: EditOperations = opts.operations or LocalEditOperations()
+
+    async def execute(
+        tool_call_id: str, params: EditParams, signal: AbortSignal | None, on_update: OnToolUpdate | None
+    ) -> AgentToolResult:
+        if not params.edits:
+            raise FileToolError(EMPTY_EDITS_MESSAGE)
+        absolute = resolve_to_cwd(params.path, cwd)
+
+        async def mutate() -> AgentToolResult:
+            raise_if_aborted(signal)
+            text = await _load(ops, absolute, params.path, signal)
+            outcome = apply_edits(
+                text, _replacements(params.edits), params.path, collapse_whitespace=opts.collapse_whitespace
+            )
+            data = outcome.final_text.encode("utf-8", "surrogateescape")
+            try:
+                await ops.write_file(absolute, data)
+            except OSError as exc:
+                raise _cannot_edit(params.path, exc) from exc
+            raise_if_aborted(signal)
+            parts = diff_lines(outcome.base_content, outcome.new_content)
+            display = generate_diff_string(outcome.base_content, outcome.new_content, parts=parts)
+            patch = generate_unified_patch(params.path, outcome.base_content, outcome.new_content, parts=parts)
+            return AgentToolResult(
+                content=[TextContent(text=f"Successfully replaced {len(params.edits)} block(s) in {params.path}.")],
+                details=EditToolDetails(
+                    diff=_printable(display.diff),
+                    patch=_printable(patch),
+                    first_changed_line=display.first_changed_line,
+                ),
+            )
+
+        return await with_file_mutation_queue(absolute, mutate, opts.mutation_queue)
+
+    return AgentTool(
+        name="edit",
+        label="edit",
+        description=DESCRIPTION,
+        parameters=EditParams,
+        execute=execute,
+        prepare_arguments=prepare_edit_arguments,
+        prompt_snippet=PROMPT_SNIPPET,
+        prompt_guidelines=list(PROMPT_GUIDELINES),
+    )
+
+
+__all__ = [
+    "EMPTY_EDITS_MESSAGE",
+    "EditOperations",
+    "EditParams",
+    "EditToolDetails",
+    "EditToolOptions",
+    "LocalEditOperations",
+    "ReplaceEdit",
+    "compute_edits_diff",
+    "create_edit_tool",
+]

