@@ -98,7 +98,7 @@ def _open_session(args: Args, cwd: Path, agent_dir: Path) -> Any:
         return SessionManager.fork_from(source, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
     if args.session:
         path = _find_session(args.session, cwd, agent_dir, session_dir)
-        return SessionManager.open(path, session_dir=session_dir, agent_dir=agent_dir)
+        return SessionManager.open(path, session_dir=session_dir)
     if args.continue_session:
         return SessionManager.continue_recent(str(cwd), session_dir=session_dir, agent_dir=agent_dir)
     return SessionManager.create(str(cwd), session_dir=session_dir, agent_dir=agent_dir)
@@ -115,7 +115,7 @@ def _find_session(value: str, cwd: Path, agent_dir: Path, session_dir: str | Non
     found = SessionManager.find_by_id_prefix(value, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
     if found is None:
         raise CliError(f"No session found matching '{value}'")
-    return str(found.path)
+    return str(found.info.path)
 
 
 async def _run_async(args: Args, stdin_text: str | None) -> int:

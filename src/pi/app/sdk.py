@@ -77,8 +77,12 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
             registry.available_models(), settings.get("defaultProvider"), settings.get("defaultModel")
         )
 
+    resumed = bool(session.get_entries())
     level = (
-        opts.thinking_level or restored.thinking_level or settings.get("defaultThinkingLevel") or DEFAULT_THINKING_LEVEL
+        opts.thinking_level
+        or (restored.thinking_level if resumed else None)
+        or settings.get("defaultThinkingLevel")
+        or DEFAULT_THINKING_LEVEL
     )
     if model is not None:
         level = clamp_thinking_level(level, model)
@@ -126,7 +130,7 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
         tools=tools,
         scoped_models=opts.scoped_models,
     )
-    if not session.get_entries() and model is not None:
+    if not resumed and model is not None:
         session.append_model_change(model.provider, model.id)
         session.append_thinking_level_change(level)
     return agent_session

@@ -25,7 +25,7 @@ async def run_print_mode(
 ) -> int:
     if mode == "json":
         writer = JsonlWriter()
-        writer.write(session.session.get_header())
+        writer.write(session.session.get_header().to_dict())
 
         def emit(event: SessionEvent) -> None:
             writer.write(event.to_json_dict())

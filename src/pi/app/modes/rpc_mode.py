@@ -105,7 +105,7 @@ class RpcServer:
             return
         command_type = command.get("type")
         handler = self._handlers.get(command_type) if isinstance(command_type, str) else None
-        if handler is None:
+        if handler is None or not isinstance(command_type, str):
             self._respond(None, str(command_type), False, error=f"Unknown command: {command_type}")
             return
         command_id = command.get("id")
