@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -190,19 +191,29 @@ async def test_case_169_abort(tmp_path: Path, engine: str) -> None:
         await grep(tmp_path, signal=controller.signal, pattern="m")
 
 
-async def test_case_169_abort_during_search(tmp_path: Path, engine: str) -> None:
+async def test_case_169_abort_during_search(tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
     if engine == "rg":
         # rg blocks reading a FIFO nobody writes to: the search is running when the abort comes.
         target = tmp_path / "pipe"
         os.mkfifo(target)
     else:
+        # A search that only ends when told to stop: the abort must reach the worker thread.
         target = tmp_path
-        for i in range(300):
-            (tmp_path / f"f{i}.txt").write_text("line\n" * 2000)
+        stopped = threading.Event()
+
+        def endless_search(query: ripgrep.GrepQuery, stop: threading.Event | None = None) -> ripgrep.SearchOutcome:
+            assert stop is not None
+            stop.wait(10)
+            stopped.set()
+            raise ripgrep.SearchAborted()
+
+        monkeypatch.setattr(ripgrep, "python_search", endless_search)
     controller = AbortController()
     asyncio.get_running_loop().call_later(0.05, controller.abort)
     with pytest.raises(GrepError, match=r"^Operation aborted$"):
         await grep(tmp_path, signal=controller.signal, pattern="(a|b|c|d)+z$", path=str(target), limit=1)
+    if engine == "python":
+        assert await asyncio.to_thread(stopped.wait, 5)
 
 
 async def test_non_utf8_line_is_read_from_the_file(tmp_path: Path, engine: str) -> None:
