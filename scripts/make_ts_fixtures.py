@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 import queue
 import shlex
 import shutil
