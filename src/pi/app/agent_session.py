@@ -19,23 +19,45 @@ from pi.agent.events import AgentEvent, MessageEndEvent
 from pi.agent.messages import AgentMessage
 from pi.agent.tool import AgentTool
 from pi.ai.abort import AbortController
+from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.http import abortable_sleep
 from pi.ai.options import StreamOptions, ThinkingBudgets
 from pi.ai.overflow import is_context_overflow
-from pi.ai.types import AssistantMessage, ImageContent, Model, TextContent, ToolResultMessage, UserMessage
+from pi.ai.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Model,
+    TextContent,
+    ToolResultMessage,
+    UserMessage,
+)
 from pi.app.model_registry import ModelRegistry
 from pi.app.model_resolver import clamp_thinking_level
 from pi.app.prompt_templates import expand_prompt_template
 from pi.app.resources import Resources
-from pi.app.session_events import AutoRetryEndEvent, AutoRetryStartEvent, SessionEvent
+from pi.app.session_events import (
+    AutoCompactionEndEvent,
+    AutoCompactionStartEvent,
+    AutoRetryEndEvent,
+    AutoRetryStartEvent,
+    SessionEvent,
+)
 from pi.app.settings import SettingsManager
 from pi.app.skills import expand_skill_command
+from pi.session.compaction import CompactionCancelledError, CompactionError, CompleteFn, prepare_compaction
+from pi.session.compaction import compact as run_compaction
 from pi.session.messages import BashExecutionMessage, CustomMessage, convert_to_llm
+from pi.session.tokens import estimate_context_tokens, should_compact
 
 StreamingBehavior: TypeAlias = Literal["steer", "followUp"]
 SessionListener: TypeAlias = Callable[[SessionEvent], "Awaitable[None] | None"]
 
 THINKING_CYCLE = ("off", "minimal", "low", "medium", "high", "xhigh")
+OVERFLOW_RECOVERY_FAILED = (
+    "Context overflow recovery failed after one compact-and-retry attempt. "
+    "Try reducing context or switching to a larger-context model."
+)
 BUSY_WITHOUT_BEHAVIOR = (
     "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
 )
@@ -61,6 +83,11 @@ class SessionStore(Protocol):
     def get_session_file(self) -> Path | None: ...
     def get_session_name(self) -> str | None: ...
     def get_header(self) -> Any: ...
+    def get_branch(self) -> list[Any]: ...
+    def append_compaction(
+        self, summary: str, first_kept_entry_id: str, tokens_before: int, details: Any = None
+    ) -> str: ...
+    def build_session_context(self) -> Any: ...
 
 
 class NoApiKeyError(RuntimeError):
@@ -124,6 +151,7 @@ class AgentSession:
         self.auto_compaction_enabled = settings.compaction.enabled
         self.retry_attempt = 0
         self.is_compacting = False
+        self._compaction_controller: AbortController | None = None
         agent.convert_to_llm = self._convert_to_llm
         agent.get_api_key = self._api_key_for
         agent.subscribe(self._on_agent_event)
@@ -258,8 +286,9 @@ class AgentSession:
         self.agent.follow_up(self._user_message(self.expand_input(text) if expand else text, images))
 
     async def abort(self) -> None:
-        """Stop the current run, any retry wait and any user bash command."""
+        """Stop the current run, any retry wait and any compaction."""
         self.abort_retry()
+        self.abort_compaction()
         self.agent.abort()
         await self.agent.wait_for_idle()
 
@@ -278,56 +307,183 @@ class AgentSession:
                 return message
         return None
 
+    def _drop_last_from_context(self, message: AssistantMessage) -> None:
+        """The failed reply stays in the session file but leaves the context, so the next request is clean."""
+        messages = list(self.messages)
+        if messages and messages[-1] is message:
+            messages.pop()
+            self.agent.replace_messages(messages)
+
     async def _after_run(self) -> None:
-        retry = self.settings.retry
-        while self.auto_retry_enabled:
+        """Recover from what the run ended with: overflow (compact, retry once), transient errors (retry)."""
+        overflow_attempted = False
+        while True:
             last = self._last_assistant()
             model = self.model
-            if last is None or model is None or not is_retryable_error(last, model.context_window):
-                if self.retry_attempt:
+            if last is None or model is None:
+                break
+            same_model = last.provider == model.provider and last.model == model.id
+            if (
+                last.stop_reason == "error"
+                and same_model
+                and self.auto_compaction_enabled
+                and is_context_overflow(last, model.context_window)
+            ):
+                if overflow_attempted:
+                    await self._emit(AutoCompactionStartEvent(reason="overflow"))
                     await self._emit(
-                        AutoRetryEndEvent(
-                            success=last is not None and last.stop_reason != "error",
-                            attempt=self.retry_attempt,
-                            final_error=None if last is None or last.stop_reason != "error" else last.error_message,
+                        AutoCompactionEndEvent(
+                            result=None, aborted=False, will_retry=False, error_message=OVERFLOW_RECOVERY_FAILED
                         )
                     )
-                    self.retry_attempt = 0
-                return
-            if self.retry_attempt >= retry.max_retries:
-                await self._emit(
-                    AutoRetryEndEvent(success=False, attempt=self.retry_attempt, final_error=last.error_message)
-                )
-                self.retry_attempt = 0
-                return
-            self.retry_attempt += 1
-            delay_ms = retry.base_delay_ms * 2 ** (self.retry_attempt - 1)
-            await self._emit(
-                AutoRetryStartEvent(
-                    attempt=self.retry_attempt,
-                    max_attempts=retry.max_retries,
-                    delay_ms=delay_ms,
-                    error_message=last.error_message or "",
-                )
+                    break
+                overflow_attempted = True
+                self._drop_last_from_context(last)
+                if not await self._auto_compact("overflow", will_retry=True):
+                    break
+                # The rebuilt context comes from the session file, which keeps the failed reply.
+                rebuilt = self._last_assistant()
+                if rebuilt is not None and rebuilt.stop_reason == "error" and self.messages[-1] is rebuilt:
+                    self._drop_last_from_context(rebuilt)
+                await self.agent.continue_run()
+                continue
+            if await self._maybe_retry(last, model):
+                continue
+            break
+        await self._end_retry_sequence()
+        await self._check_threshold()
+
+    async def _maybe_retry(self, last: AssistantMessage, model: Model) -> bool:
+        """Wait and run again after a transient error; False when there is nothing (more) to retry."""
+        retry = self.settings.retry
+        if not self.auto_retry_enabled or not is_retryable_error(last, model.context_window):
+            return False
+        if self.retry_attempt >= retry.max_retries:
+            return False
+        self.retry_attempt += 1
+        delay_ms = retry.base_delay_ms * 2 ** (self.retry_attempt - 1)
+        await self._emit(
+            AutoRetryStartEvent(
+                attempt=self.retry_attempt,
+                max_attempts=retry.max_retries,
+                delay_ms=delay_ms,
+                error_message=last.error_message or "",
             )
-            # The failed reply stays in the session file but leaves the context, so the retry is clean.
-            messages = list(self.messages)
-            if messages and messages[-1] is last:
-                messages.pop()
-                self.agent.replace_messages(messages)
-            controller = AbortController()
-            self._retry_controller = controller
-            try:
-                completed = await abortable_sleep(delay_ms / 1000, controller.signal)
-            finally:
-                self._retry_controller = None
-            if not completed:
-                await self._emit(
-                    AutoRetryEndEvent(success=False, attempt=self.retry_attempt, final_error="Retry cancelled")
-                )
-                self.retry_attempt = 0
-                return
-            await self.agent.continue_run()
+        )
+        self._drop_last_from_context(last)
+        controller = AbortController()
+        self._retry_controller = controller
+        try:
+            completed = await abortable_sleep(delay_ms / 1000, controller.signal)
+        finally:
+            self._retry_controller = None
+        if not completed:
+            await self._emit(
+                AutoRetryEndEvent(success=False, attempt=self.retry_attempt, final_error="Retry cancelled")
+            )
+            self.retry_attempt = 0
+            return False
+        await self.agent.continue_run()
+        return True
+
+    async def _end_retry_sequence(self) -> None:
+        if not self.retry_attempt:
+            return
+        last = self._last_assistant()
+        failed = last is None or last.stop_reason in ("error", "aborted")
+        await self._emit(
+            AutoRetryEndEvent(
+                success=not failed,
+                attempt=self.retry_attempt,
+                final_error=(last.error_message if last is not None else None) if failed else None,
+            )
+        )
+        self.retry_attempt = 0
+
+    # -- compaction --------------------------------------------------------------------------------
+
+    async def _check_threshold(self) -> None:
+        model = self.model
+        last = self._last_assistant()
+        if not self.auto_compaction_enabled or model is None or last is None:
+            return
+        if last.stop_reason in ("error", "aborted"):
+            return
+        tokens = estimate_context_tokens(self.messages).tokens
+        if should_compact(tokens, model.context_window, self.settings.compaction):
+            await self._auto_compact("threshold", will_retry=False)
+
+    async def _auto_compact(self, reason: Literal["threshold", "overflow"], will_retry: bool) -> bool:
+        await self._emit(AutoCompactionStartEvent(reason=reason))
+        try:
+            result = await self.compact()
+        except CompactionCancelledError:
+            await self._emit(AutoCompactionEndEvent(result=None, aborted=True, will_retry=False))
+            return False
+        except Exception as exc:  # a failed summary must not lose the conversation: report and go on
+            await self._emit(
+                AutoCompactionEndEvent(result=None, aborted=False, will_retry=False, error_message=str(exc))
+            )
+            return False
+        await self._emit(AutoCompactionEndEvent(result=result, aborted=False, will_retry=will_retry))
+        return True
+
+    def _complete_fn(self) -> CompleteFn:
+        stream_fn = self.agent.stream_fn
+        if stream_fn is None:
+            from pi.ai.stream import complete_simple
+
+            return complete_simple
+
+        async def complete(model: Model, context: Context, options: StreamOptions, /) -> AssistantMessage:
+            events = stream_fn(model, context, options)
+            if not isinstance(events, AssistantMessageEventStream):
+                events = await events
+            return await events.result()
+
+        return complete
+
+    async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
+        """Summarize older history into a compaction entry and continue from the summary.
+
+        Returns pi's CompactionResult JSON; raises CompactionError when there is nothing to compact
+        or the summary fails (the session is then unchanged).
+        """
+        model = self._require_model()
+        preparation = prepare_compaction(self.session.get_branch(), self.settings.compaction)
+        if preparation is None:
+            raise CompactionError("Nothing to compact yet: the conversation is shorter than what is kept verbatim.")
+        controller = AbortController()
+        self._compaction_controller = controller
+        self.is_compacting = True
+        try:
+            result = await run_compaction(
+                preparation,
+                model,
+                self.model_registry.get_api_key(model.provider),
+                self._complete_fn(),
+                custom_instructions,
+                controller.signal,
+            )
+        finally:
+            self.is_compacting = False
+            self._compaction_controller = None
+        if controller.signal.aborted:
+            raise CompactionCancelledError()
+        self.session.append_compaction(result.summary, result.first_kept_entry_id, result.tokens_before, result.details)
+        self.agent.replace_messages(self.session.build_session_context().messages)
+        out: dict[str, Any] = {
+            "summary": result.summary,
+            "firstKeptEntryId": result.first_kept_entry_id,
+            "tokensBefore": result.tokens_before,
+        }
+        if result.details:
+            out["details"] = result.details
+        return out
+
+    def abort_compaction(self) -> None:
+        if self._compaction_controller is not None:
+            self._compaction_controller.abort()
 
     # -- model and thinking ------------------------------------------------------------------------
 

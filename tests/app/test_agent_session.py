@@ -1,0 +1,228 @@
+"""AgentSession with a scripted model: persistence, automatic retry and compaction, user bash."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi.ai.faux import FauxProvider, faux_assistant_message, register_faux_provider
+from pi.ai.types import AssistantMessage, UserMessage
+from pi.app.agent_session import AgentSession
+from pi.app.auth import AuthStorage
+from pi.app.model_registry import ModelRegistry
+from pi.app.resources import Resources
+from pi.app.sdk import CreateSessionOptions, create_agent_session
+from pi.app.system_prompt import PREAMBLE
+from pi.app.settings import SettingsManager
+from pi.session.manager import SessionManager
+from pi.session.messages import CompactionSummaryMessage
+
+
+@pytest.fixture
+def faux() -> Iterator[FauxProvider]:
+    provider = register_faux_provider()
+    try:
+        yield provider
+    finally:
+        provider.unregister()
+
+
+def _session(
+    faux: FauxProvider, tmp_path: Path, settings: dict[str, Any] | None = None, context_window: int = 128000
+) -> tuple[AgentSession, list[dict[str, Any]]]:
+    auth = AuthStorage.in_memory()
+    auth.set_runtime_api_key(faux.model.provider, "test")
+    model = faux.model.model_copy(update={"context_window": context_window})
+    session = create_agent_session(
+        CreateSessionOptions(
+            cwd=tmp_path,
+            agent_dir=tmp_path / "agent",
+            model=model,
+            thinking_level="off",
+            tools=[],
+            settings=SettingsManager.in_memory({"retry": {"baseDelayMs": 1}, **(settings or {})}),
+            auth=auth,
+            model_registry=ModelRegistry(auth, None),
+            resources=Resources(),
+            session_manager=SessionManager.in_memory(str(tmp_path)),
+        )
+    )
+    events: list[dict[str, Any]] = []
+    session.subscribe(lambda event: events.append(event.to_json_dict()))
+    return session, events
+
+
+def _types(events: list[dict[str, Any]], prefix: str) -> list[dict[str, Any]]:
+    return [e for e in events if e["type"].startswith(prefix)]
+
+
+async def test_messages_are_persisted_with_model_and_thinking_entries_first(faux: FauxProvider, tmp_path: Path) -> None:
+    faux.set_responses([faux_assistant_message("hello")])
+    session, _ = _session(faux, tmp_path)
+    await session.prompt("hi")
+    kinds = [entry.to_dict()["type"] for entry in session.session.get_entries()]
+    assert kinds == ["model_change", "thinking_level_change", "message", "message"]
+    assert session.last_assistant_text() == "hello"
+
+
+async def test_transient_error_is_retried_with_backoff(faux: FauxProvider, tmp_path: Path) -> None:
+    faux.set_responses(
+        [
+            faux_assistant_message(stop_reason="error", error_message="529 overloaded_error: Overloaded"),
+            faux_assistant_message(stop_reason="error", error_message="503 service unavailable"),
+            faux_assistant_message("recovered"),
+        ]
+    )
+    session, events = _session(faux, tmp_path, {"retry": {"baseDelayMs": 5}})
+    await session.prompt("go")
+    retries = _types(events, "auto_retry")
+    assert [(e["type"], e.get("attempt"), e.get("delayMs")) for e in retries] == [
+        ("auto_retry_start", 1, 5),
+        ("auto_retry_start", 2, 10),
+        ("auto_retry_end", 2, None),
+    ]
+    assert retries[-1]["success"] is True
+    # The failed replies left the context (the next request was clean) but stay in the session file.
+    assert [m.role for m in session.messages] == ["user", "assistant"]
+    assert session.last_assistant_text() == "recovered"
+    stored = [e for e in session.session.get_entries() if e.to_dict()["type"] == "message"]
+    assert len(stored) == 4
+    assert [m.role for m in faux.contexts[-1].messages] == ["user"]
+
+
+async def test_retry_gives_up_after_max_attempts(faux: FauxProvider, tmp_path: Path) -> None:
+    faux.set_responses(
+        [faux_assistant_message(stop_reason="error", error_message="429 rate limit exceeded") for _ in range(5)]
+    )
+    session, events = _session(faux, tmp_path, {"retry": {"baseDelayMs": 1, "maxRetries": 2}})
+    await session.prompt("go")
+    end = _types(events, "auto_retry_end")
+    assert end == [{"type": "auto_retry_end", "success": False, "attempt": 2, "finalError": "429 rate limit exceeded"}]
+    assert faux.call_count == 3
+
+
+async def test_non_transient_error_is_not_retried(faux: FauxProvider, tmp_path: Path) -> None:
+    faux.set_responses([faux_assistant_message(stop_reason="error", error_message="401 invalid x-api-key")])
+    session, events = _session(faux, tmp_path)
+    await session.prompt("go")
+    assert _types(events, "auto_retry") == []
+    assert faux.call_count == 1
+
+
+def _long(n: int) -> str:
+    return ("word " * n).strip()
+
+
+def _chat_or_summary(chat_words: int, summary: str) -> Any:
+    """Answers the conversation with `chat_words` words, and a summary request with `summary`."""
+
+    def reply(context: Any, options: Any, state: Any, model: Any) -> AssistantMessage:
+        if (context.system_prompt or "").startswith(PREAMBLE):
+            return faux_assistant_message(_long(chat_words))
+        return faux_assistant_message(summary)
+
+    return reply
+
+
+async def test_threshold_compaction_summarizes_and_keeps_recent(faux: FauxProvider, tmp_path: Path) -> None:
+    settings = {"compaction": {"reserveTokens": 300, "keepRecentTokens": 150}}
+    session, events = _session(faux, tmp_path, settings, context_window=1500)
+    faux.set_responses([_chat_or_summary(150, "## Goal\nAnswer questions.")] * 12)
+    for i in range(5):
+        await session.prompt(f"question {i} " + _long(100))
+    starts = _types(events, "auto_compaction_start")
+    assert starts and all(e["reason"] == "threshold" for e in starts)
+    end = _types(events, "auto_compaction_end")[0]
+    assert end["willRetry"] is False and end["aborted"] is False
+    assert end["result"]["summary"].startswith("## Goal\nAnswer questions.")
+    assert end["result"]["tokensBefore"] > 1500 - 300
+    assert isinstance(session.messages[0], CompactionSummaryMessage)
+    kinds = [e.to_dict()["type"] for e in session.session.get_entries()]
+    assert "compaction" in kinds
+    # Context after compaction is the summary plus recent turns, well under the threshold again.
+    assert len(session.messages) < 2 * 5
+
+
+def _scripted_chat(chat: list[AssistantMessage], summary: str) -> Any:
+    """Chat requests get the next scripted reply; summary requests (any number) get `summary`."""
+
+    def reply(context: Any, options: Any, state: Any, model: Any) -> AssistantMessage:
+        if (context.system_prompt or "").startswith(PREAMBLE):
+            return chat.pop(0)
+        return faux_assistant_message(summary)
+
+    return reply
+
+
+async def _three_turns(session: AgentSession, faux: FauxProvider) -> None:
+    faux.set_responses([faux_assistant_message(_long(60)) for _ in range(3)])
+    for i in range(3):
+        await session.prompt(f"turn {i} " + _long(60))
+
+
+async def test_overflow_error_compacts_then_retries_once(faux: FauxProvider, tmp_path: Path) -> None:
+    settings = {"compaction": {"reserveTokens": 100, "keepRecentTokens": 40}}
+    session, events = _session(faux, tmp_path, settings, context_window=100000)
+    await _three_turns(session, faux)
+    chat = [
+        faux_assistant_message(stop_reason="error", error_message="prompt is too long: 210000 tokens > 200000"),
+        faux_assistant_message("answer after compaction"),
+    ]
+    faux.set_responses([_scripted_chat(chat, "## Goal\nSummarized earlier turns.")] * 6)
+    await session.prompt("one more")
+    compaction = _types(events, "auto_compaction")
+    assert [e["type"] for e in compaction] == ["auto_compaction_start", "auto_compaction_end"]
+    assert compaction[0]["reason"] == "overflow"
+    assert compaction[1]["willRetry"] is True and compaction[1]["result"]["summary"].startswith("## Goal")
+    assert session.last_assistant_text() == "answer after compaction"
+    assert isinstance(session.messages[0], CompactionSummaryMessage)
+    # The retried request starts from the summary, not the overflowing history.
+    retried = faux.contexts[-1].messages
+    assert isinstance(retried[0], UserMessage) and "compacted into the following summary" in str(retried[0].content)
+    kinds = [e.to_dict()["type"] for e in session.session.get_entries()]
+    assert "compaction" in kinds
+
+
+async def test_second_overflow_after_recovery_reports_failure(faux: FauxProvider, tmp_path: Path) -> None:
+    settings = {"compaction": {"reserveTokens": 100, "keepRecentTokens": 40}}
+    session, events = _session(faux, tmp_path, settings)
+    await _three_turns(session, faux)
+    overflow = "prompt is too long: 300000 tokens"
+    chat = [faux_assistant_message(stop_reason="error", error_message=overflow) for _ in range(2)]
+    faux.set_responses([_scripted_chat(chat, "## Goal\nx")] * 6)
+    await session.prompt("again")
+    ends = _types(events, "auto_compaction_end")
+    assert ends[-1]["errorMessage"].startswith("Context overflow recovery failed after one compact-and-retry")
+    last = session.messages[-1]
+    assert isinstance(last, AssistantMessage) and last.stop_reason == "error"
+
+
+async def test_user_bash_reaches_the_model_with_the_next_prompt(faux: FauxProvider, tmp_path: Path) -> None:
+    faux.set_responses([faux_assistant_message("seen")])
+    session, _ = _session(faux, tmp_path)
+    result = await session.execute_bash("echo from-bash; exit 3")
+    assert (result.output.strip(), result.exit_code, result.cancelled) == ("from-bash", 3, False)
+    await session.prompt("what happened?")
+    first = faux.contexts[0].messages[0]
+    assert isinstance(first, UserMessage)
+    assert "Ran `echo from-bash; exit 3`" in str(first.content)
+    assert "Command exited with code 3" in str(first.content)
+
+
+async def test_prompt_while_streaming_needs_a_behavior(faux: FauxProvider, tmp_path: Path) -> None:
+    import asyncio
+
+    faux.tokens_per_second = 50
+    faux.set_responses([faux_assistant_message(_long(40)), faux_assistant_message("follow-up answer")])
+    session, _ = _session(faux, tmp_path)
+    run = asyncio.create_task(session.prompt("long answer please"))
+    while not session.is_streaming:
+        await asyncio.sleep(0.01)
+    with pytest.raises(RuntimeError, match="Specify streamingBehavior"):
+        await session.prompt("interrupt")
+    await session.prompt("and then this", streaming_behavior="followUp")
+    await run
+    assert session.last_assistant_text() == "follow-up answer"
