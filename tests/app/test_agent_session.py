@@ -15,8 +15,8 @@ from pi.app.auth import AuthStorage
 from pi.app.model_registry import ModelRegistry
 from pi.app.resources import Resources
 from pi.app.sdk import CreateSessionOptions, create_agent_session
-from pi.app.system_prompt import PREAMBLE
 from pi.app.settings import SettingsManager
+from pi.app.system_prompt import PREAMBLE
 from pi.session.manager import SessionManager
 from pi.session.messages import CompactionSummaryMessage
 
