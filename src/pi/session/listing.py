@@ -1,0 +1,166 @@
+"""Summaries of session files for pickers and ``--session <id prefix>``, read without typing every message.
+
+A picker lists dozens of files; it needs each one's name, first prompt, message count and when the
+conversation last moved, not message objects. Files that are not sessions are left out silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pi.session.entries import SessionHeader, iso_to_ms
+from pi.session.migrate import migrate_lines
+from pi.session.storage import default_session_dir, read_session_file, sessions_root
+
+
+@dataclass(slots=True, frozen=True)
+class SessionInfo:
+    path: Path
+    id: str
+    cwd: str
+    name: str | None
+    parent_session_path: str | None
+    created: datetime
+    modified: datetime
+    """Time of the last user or assistant message (the header's time when there is none)."""
+    message_count: int
+    first_message: str
+    """Text of the first user message, or ``(no messages)``."""
+    all_messages_text: str
+    """Every user and assistant text, for search."""
+
+
+@dataclass(slots=True, frozen=True)
+class FoundSession:
+    info: SessionInfo
+    in_current_project: bool
+    """False when the match came from another project's sessions (the caller may offer to fork it)."""
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+    return ""
+
+
+def _datetime(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def session_info(path: str | Path) -> SessionInfo | None:
+    """The summary of one file, or None when it is not a session."""
+    file = Path(path)
+    try:
+        raw = read_session_file(file)
+        mtime = file.stat().st_mtime
+    except OSError:
+        return None
+    header = SessionHeader.from_dict(raw.lines[0]) if raw.lines else None
+    if header is None:
+        return None
+    migrate_lines(raw.lines)
+    name: str | None = None
+    count = 0
+    first: str | None = None
+    texts: list[str] = []
+    last_activity = 0
+    for line in raw.lines[1:]:
+        kind = line.get("type")
+        if kind == "session_info":
+            value = line.get("name")
+            name = (value.strip() or None) if isinstance(value, str) else None
+            continue
+        message = line.get("message")
+        if kind != "message" or not isinstance(message, dict):
+            continue
+        count += 1
+        role = message.get("role")
+        if role not in ("user", "assistant"):
+            continue
+        text = _text_of(message.get("content"))
+        if text:
+            texts.append(text)
+        if role == "user" and first is None and text:
+            first = text
+        stamp = message.get("timestamp")
+        moment = stamp if isinstance(stamp, int | float) else iso_to_ms(str(line.get("timestamp", "")))
+        last_activity = max(last_activity, int(moment))
+    created_ms = iso_to_ms(header.timestamp)
+    created = _datetime(created_ms) if created_ms else datetime.fromtimestamp(mtime, UTC)
+    if last_activity > 0:
+        modified = _datetime(last_activity)
+    else:
+        modified = created if created_ms else datetime.fromtimestamp(mtime, UTC)
+    return SessionInfo(
+        path=file,
+        id=header.id,
+        cwd=header.cwd,
+        name=name,
+        parent_session_path=header.parent_session,
+        created=created,
+        modified=modified,
+        message_count=count,
+        first_message=first if first is not None else "(no messages)",
+        all_messages_text=" ".join(texts),
+    )
+
+
+def list_sessions_in(directory: Path) -> list[SessionInfo]:
+    """Sessions of one directory, most recently active first."""
+    try:
+        files = [p for p in directory.iterdir() if p.suffix == ".jsonl" and p.is_file()]
+    except OSError:
+        return []
+    infos = [info for info in map(session_info, files) if info is not None]
+    infos.sort(key=lambda i: i.modified, reverse=True)
+    return infos
+
+
+def list_sessions(
+    cwd: str, session_dir: str | Path | None = None, agent_dir: str | Path | None = None
+) -> list[SessionInfo]:
+    directory = Path(session_dir) if session_dir is not None else default_session_dir(cwd, agent_dir)
+    return list_sessions_in(directory)
+
+
+def list_all_sessions(agent_dir: str | Path | None = None) -> list[SessionInfo]:
+    """Sessions of every project, most recently active first."""
+    root = sessions_root(agent_dir) / "sessions"
+    try:
+        directories = [p for p in root.iterdir() if p.is_dir()]
+    except OSError:
+        return []
+    infos = [info for d in directories for info in list_sessions_in(d)]
+    infos.sort(key=lambda i: i.modified, reverse=True)
+    return infos
+
+
+def find_session_by_id_prefix(
+    prefix: str, cwd: str, session_dir: str | Path | None = None, agent_dir: str | Path | None = None
+) -> FoundSession | None:
+    """The newest session whose id starts with `prefix`: this project's sessions first, then all."""
+    if not prefix:
+        return None
+    for info in list_sessions(cwd, session_dir, agent_dir):
+        if info.id.startswith(prefix):
+            return FoundSession(info, True)
+    for info in list_all_sessions(agent_dir):
+        if info.id.startswith(prefix):
+            return FoundSession(info, info.cwd == cwd)
+    return None
+
+
+__all__ = [
+    "FoundSession",
+    "SessionInfo",
+    "find_session_by_id_prefix",
+    "list_all_sessions",
+    "list_sessions",
+    "list_sessions_in",
+    "session_info",
+]

@@ -1,0 +1,190 @@
+"""Reading and appending JSONL session files so that a crash or a second writer never costs a whole session.
+
+Appends: every call is a single `os.write` of whole lines on a descriptor opened with ``O_APPEND``, so
+the kernel places each write at the current end of the file and two processes appending to the same
+session never interleave inside a line. Nothing is fsynced by default (pi does not either): data handed
+to `os.write` survives the process being killed, and only a machine crash can lose the last lines; the
+reader skips a line torn that way. Pass ``fsync=True`` to trade an fsync per append for that guarantee.
+
+Reads: each line is parsed on its own. A malformed line (torn by a crash, or edited by hand) is skipped
+with a warning, never fatal. When the last line has no newline, the next append starts with one, so a
+new entry is never glued onto a torn one.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pi.session.entries import SessionHeader
+
+
+class SessionFileError(ValueError):
+    """A file that cannot be used as a session (its first line is not a session header)."""
+
+
+@dataclass(slots=True)
+class RawSessionFile:
+    """The parsed lines of a file, before migration and typing."""
+
+    lines: list[dict[str, Any]] = field(default_factory=list)
+    """Every readable JSON object, header first."""
+    warnings: list[str] = field(default_factory=list)
+    needs_newline: bool = False
+    """The file does not end with a newline: the next append must start with one."""
+
+
+def encode_cwd(cwd: str) -> str:
+    """The directory name of a project's sessions: ``/home/u/proj`` becomes ``--home-u-proj--``."""
+    trimmed = cwd[1:] if cwd[:1] in ("/", "\\") else cwd
+    return "--" + trimmed.replace("/", "-").replace("\\", "-").replace(":", "-") + "--"
+
+
+def default_agent_dir() -> Path:
+    """``PI_CODING_AGENT_DIR``, else ``~/.pi/agent`` (the application may pass its own)."""
+    override = os.environ.get("PI_CODING_AGENT_DIR")
+    return Path(os.path.expanduser(override)) if override else Path.home() / ".pi" / "agent"
+
+
+def sessions_root(agent_dir: str | Path | None = None) -> Path:
+    return Path(agent_dir) if agent_dir is not None else default_agent_dir()
+
+
+def default_session_dir(cwd: str, agent_dir: str | Path | None = None) -> Path:
+    return sessions_root(agent_dir) / "sessions" / encode_cwd(cwd)
+
+
+def session_file_name(timestamp: str, session_id: str) -> str:
+    """``2024-12-03T14-00-00-000Z_<id>.jsonl`` from an ISO timestamp."""
+    return timestamp.replace(":", "-").replace(".", "-") + f"_{session_id}.jsonl"
+
+
+def dumps_line(data: dict[str, Any]) -> str:
+    """One JSONL line as pi writes it (compact, non-ASCII kept as is).
+
+    A lone surrogate (half of a broken emoji from a model) cannot be encoded as UTF-8; such a line is
+    written with ASCII escapes instead, which every JSON reader decodes back to the same string.
+    """
+    line = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(data, separators=(",", ":"))
+    return line
+
+
+def parse_lines(text: str, source: str = "session") -> RawSessionFile:
+    result = RawSessionFile(needs_newline=bool(text) and not text.endswith("\n"))
+    lines = text.split("\n")
+    last = len(lines) - 1
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            result.lines.append(data)
+            continue
+        torn = number - 1 == last and result.needs_newline
+        reason = "incomplete last line (interrupted write?)" if torn else "not a JSON object"
+        result.warnings.append(f"{source}:{number}: skipped {reason}")
+    return result
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many objects that form no cycles.
+
+    Loading a long session allocates hundreds of thousands of dicts and models; each allocation
+    burst triggers a collection that walks the whole, growing heap. Pausing it makes loading and
+    context building about three times faster; reference counting still frees everything as usual.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def read_session_file(path: str | Path) -> RawSessionFile:
+    """All readable lines of `path`; an unreadable UTF-8 sequence is replaced rather than failing the load."""
+    data = Path(path).read_bytes()
+    return parse_lines(data.decode("utf-8", errors="replace"), str(path))
+
+
+def read_header(path: str | Path) -> SessionHeader | None:
+    """The header of `path`, reading only its first line; None when it has none."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline()
+    except OSError:
+        return None
+    try:
+        data = json.loads(first)
+    except ValueError:
+        return None
+    return SessionHeader.from_dict(data) if isinstance(data, dict) else None
+
+
+def append_lines(path: Path, lines: Iterable[str], *, leading_newline: bool = False, fsync: bool = False) -> None:
+    """Append whole lines with one write call (see the module docstring for why one)."""
+    payload = ("\n" if leading_newline else "") + "".join(line + "\n" for line in lines)
+    data = payload.encode("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        written = os.write(fd, data)
+        # A regular file takes the whole buffer unless the disk is full or a fatal signal arrives;
+        # finishing a short write keeps the line whole in every other case.
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_file_atomic(path: Path, lines: Iterable[str], *, fsync: bool = False) -> None:
+    """Replace `path` with `lines` so a reader sees the old file or the new one, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write("".join(line + "\n" for line in lines))
+            if fsync:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+__all__ = [
+    "RawSessionFile",
+    "SessionFileError",
+    "append_lines",
+    "default_agent_dir",
+    "default_session_dir",
+    "dumps_line",
+    "encode_cwd",
+    "gc_paused",
+    "parse_lines",
+    "read_header",
+    "read_session_file",
+    "session_file_name",
+    "sessions_root",
+    "write_file_atomic",
+]

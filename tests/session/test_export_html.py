@@ -1,0 +1,64 @@
+"""HTML export: one self-contained page, every piece of session content escaped."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pi.session import SessionManager
+from pi.session.export_html import export_session_html, script_json
+from tests.session.builders import assistant, call, result, user
+
+EVIL = "<script>alert(1)</script>"
+
+
+def _session(tmp_path: Path) -> SessionManager:
+    manager = SessionManager.create("/p", session_dir=tmp_path)
+    manager.append_model_change("prov", "m1")
+    first = manager.append_message(user(f"hello {EVIL}"))
+    manager.append_message(assistant(f"answer {EVIL}", calls=[call("bash", command=f"echo '{EVIL}'")], total_tokens=10))
+    manager.append_message(result(f"out {EVIL}</pre>"))
+    manager.append_label_change(first, f"lbl {EVIL}")
+    manager.branch(first)
+    manager.append_message(assistant("other branch"))
+    return manager
+
+
+def test_export_escapes_everything_and_marks_the_active_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    manager = _session(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    output = export_session_html(manager)
+    file = manager.get_session_file()
+    assert file is not None
+    assert output == tmp_path / f"pi-session-{file.stem}.html"
+    page = output.read_text()
+    assert "<script>alert(1)</script>" not in page
+    assert page.count("<script") == 2
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "http://" not in page and "https://" not in page
+    data = re.search(r'<script type="application/json" id="session-data">(.*?)</script>', page, re.S)
+    assert data is not None
+    parsed = json.loads(data.group(1))
+    assert parsed["leafId"] == manager.get_leaf_id()
+    assert set(parsed["parents"]) == {e.id for e in manager.get_entries()}
+    assert manager.get_session_id() in page and "prov/m1" in page
+    leaf = manager.get_leaf_id()
+    assert f'class="node on-path selected" data-id="{leaf}"' in page
+    hidden_tool_result = manager.get_entries()[3].id
+    assert f'id="e-{hidden_tool_result}" data-id="{hidden_tool_result}" hidden' in page
+    assert "<details>" in page
+
+
+def test_script_json_cannot_close_the_script_element() -> None:
+    text = script_json({"x": "</script><!-- & \u2028"})
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == {"x": "</script><!-- & \u2028"}
+
+
+def test_export_from_a_path_to_a_chosen_file(tmp_path: Path) -> None:
+    manager = _session(tmp_path)
+    output = export_session_html(manager.get_session_file() or "", tmp_path / "out" / "page.html")
+    assert output.exists() and output.read_text().startswith("<!DOCTYPE html>")
