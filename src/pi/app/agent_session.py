@@ -88,6 +88,11 @@ class SessionStore(Protocol):
         self, summary: str, first_kept_entry_id: str, tokens_before: int, details: Any = None
     ) -> str: ...
     def build_session_context(self) -> Any: ...
+    def get_entries(self) -> list[Any]: ...
+    def get_entry(self, entry_id: str) -> Any: ...
+    def new_session(self, id: str | None = None, parent_session: str | None = None) -> Path | None: ...
+    def set_session_file(self, path: str | Path) -> None: ...
+    def create_branched_session(self, leaf_id: str) -> Path | None: ...
 
 
 class NoApiKeyError(RuntimeError):
@@ -112,6 +117,12 @@ class BashResult:
         if self.full_output_path:
             out["fullOutputPath"] = self.full_output_path
         return out
+
+
+def _user_text(message: UserMessage) -> str:
+    if isinstance(message.content, str):
+        return message.content
+    return "".join(block.text for block in message.content if isinstance(block, TextContent))
 
 
 def is_retryable_error(message: AssistantMessage, context_window: int | None = None) -> bool:
@@ -338,9 +349,8 @@ class AgentSession:
                     )
                     break
                 overflow_attempted = True
-                self._drop_last_from_context(last)
                 if not await self._auto_compact("overflow", will_retry=True):
-                    break
+                    break  # the error stays the last message, so the caller reports it
                 # The rebuilt context comes from the session file, which keeps the failed reply.
                 rebuilt = self._last_assistant()
                 if rebuilt is not None and rebuilt.stop_reason == "error" and self.messages[-1] is rebuilt:
@@ -484,6 +494,84 @@ class AgentSession:
     def abort_compaction(self) -> None:
         if self._compaction_controller is not None:
             self._compaction_controller.abort()
+
+    # -- sessions ----------------------------------------------------------------------------------
+
+    def _reload_from_session(self) -> None:
+        """Make the agent's context, model and thinking level those of the session's current branch."""
+        context = self.session.build_session_context()
+        self.agent.reset()
+        self.agent.replace_messages(context.messages)
+        if context.model is not None:
+            model = self.model_registry.find(context.model.provider, context.model.model_id)
+            if model is not None and self.model_registry.has_auth(model):
+                self.agent.set_model(model)
+        if self.session.get_entries():
+            model = self.model
+            level = context.thinking_level
+            self.agent.set_thinking_level(clamp_thinking_level(level, model) if model else level)  # type: ignore[arg-type]
+
+    def _start_entries(self) -> None:
+        model = self.model
+        if model is not None:
+            self.session.append_model_change(model.provider, model.id)
+        self.session.append_thinking_level_change(self.thinking_level)
+
+    async def new_session(self, parent_session: str | None = None) -> None:
+        """Start an empty conversation in a new session file."""
+        await self.abort()
+        self.session.new_session(parent_session=parent_session)
+        self.agent.reset()
+        self.agent.session_id = self.session.get_session_id()
+        self._start_entries()
+
+    async def switch_session(self, path: str) -> None:
+        """Continue the session stored at `path`."""
+        await self.abort()
+        self.session.set_session_file(path)
+        self.agent.session_id = self.session.get_session_id()
+        self._reload_from_session()
+
+    def fork_messages(self) -> list[dict[str, str]]:
+        """The user messages of the current branch, which a fork can start from."""
+        out: list[dict[str, str]] = []
+        for entry in self.session.get_branch():
+            message = getattr(entry, "message", None)
+            if isinstance(message, UserMessage):
+                out.append({"entryId": entry.id, "text": _user_text(message)})
+        return out
+
+    async def fork(self, entry_id: str) -> dict[str, Any]:
+        """Continue in a new session file holding the branch up to (not including) user message `entry_id`.
+
+        Returns the text of that message, so a UI can put it back in the editor for the user to edit.
+        """
+        entry = self.session.get_entry(entry_id)
+        message = getattr(entry, "message", None) if entry is not None else None
+        if not isinstance(message, UserMessage):
+            raise ValueError(f"Entry {entry_id} is not a user message of this session; use get_fork_messages")
+        await self.abort()
+        previous = self.session.get_session_file()
+        if entry.parent_id is None:
+            self.session.new_session(parent_session=str(previous) if previous else None)
+            self.agent.reset()
+            self._start_entries()
+        else:
+            self.session.create_branched_session(entry.parent_id)
+            self._reload_from_session()
+        self.agent.session_id = self.session.get_session_id()
+        return {"text": _user_text(message), "cancelled": False}
+
+    def export_html(self, output_path: str | None = None) -> str:
+        from pi.session.export_html import export_session_html
+
+        target = output_path
+        if target is not None and not Path(target).is_absolute():
+            target = str(self.cwd / target)
+        return str(export_session_html(self.session, target))  # type: ignore[arg-type]
+
+    def set_session_name(self, name: str) -> None:
+        self.session.append_session_info(name)
 
     # -- model and thinking ------------------------------------------------------------------------
 

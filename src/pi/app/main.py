@@ -20,6 +20,10 @@ class CliError(Exception):
     """Ends `pi` with this message on stderr and exit code 1."""
 
 
+class SessionDeclined(Exception):
+    """The user said no to forking another project's session: nothing to do, exit 0."""
+
+
 def _warn(message: str) -> None:
     sys.stderr.write(f"{message}\n")
 
@@ -62,6 +66,23 @@ def list_models(registry: Any, search: str | None) -> int:
     return 0
 
 
+def export_session(source: str, output: str | None, cwd: Path) -> int:
+    from pi.session.export_html import export_session_html
+
+    path = Path(source).expanduser()
+    if not path.is_absolute():
+        path = cwd / path
+    if not path.is_file():
+        raise CliError(f"Error: Session file not found: {path}")
+    target = None if output is None else (Path(output) if Path(output).is_absolute() else cwd / output)
+    try:
+        written = export_session_html(path, target)
+    except Exception as exc:  # any failure is reported as pi reports it, without a traceback
+        raise CliError(f"Error: {exc}") from exc
+    print(f"Exported to: {written}")
+    return 0
+
+
 def _select_tools(args: Args, cwd: Path) -> list[Any]:
     from pi.tools import DEFAULT_ACTIVE_TOOL_NAMES, create_all_tools
 
@@ -97,7 +118,9 @@ def _open_session(args: Args, cwd: Path, agent_dir: Path) -> Any:
         source = _find_session(args.fork, cwd, agent_dir, session_dir)
         return SessionManager.fork_from(source, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
     if args.session:
-        path = _find_session(args.session, cwd, agent_dir, session_dir)
+        path, fork = _resolve_session_arg(args.session, cwd, agent_dir, session_dir)
+        if fork:
+            return SessionManager.fork_from(path, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
         return SessionManager.open(path, session_dir=session_dir)
     if args.continue_session:
         return SessionManager.continue_recent(str(cwd), session_dir=session_dir, agent_dir=agent_dir)
@@ -116,6 +139,27 @@ def _find_session(value: str, cwd: Path, agent_dir: Path, session_dir: str | Non
     if found is None:
         raise CliError(f"No session found matching '{value}'")
     return str(found.info.path)
+
+
+def _resolve_session_arg(value: str, cwd: Path, agent_dir: Path, session_dir: str | None) -> tuple[str, bool]:
+    """(path, fork?): a session of another project is only continued as a copy, and only if the user agrees."""
+    from pi.session.manager import SessionManager
+
+    if "/" in value or "\\" in value or value.endswith(".jsonl"):
+        return _find_session(value, cwd, agent_dir, session_dir), False
+    found = SessionManager.find_by_id_prefix(value, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
+    if found is None:
+        raise CliError(f"No session found matching '{value}'")
+    if found.in_current_project:
+        return str(found.info.path), False
+    print(f"Session found in different project: {found.info.cwd}")
+    if sys.stdin is None or not sys.stdin.isatty():
+        raise CliError(f"Not forking without confirmation; run with --fork {value} to continue a copy here.")
+    answer = input("Fork this session into current directory? [y/N] ").strip().lower()
+    if answer not in ("y", "yes"):
+        print("Aborted.")
+        raise SessionDeclined()
+    return str(found.info.path), True
 
 
 async def _run_async(args: Args, stdin_text: str | None) -> int:
@@ -144,6 +188,8 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
 
     if args.list_models:
         return list_models(registry, args.list_models_search)
+    if args.export is not None:
+        return export_session(args.export, args.messages[0] if args.messages else None, cwd)
 
     mode = args.mode or "text"
     messages = list(args.messages)
@@ -246,6 +292,8 @@ def run(args: Args) -> int:
     except CliError as exc:
         _warn(str(exc))
         return 1
+    except SessionDeclined:
+        return 0
     except KeyboardInterrupt:
         from pi.tools.shell import kill_tracked_process_groups
 

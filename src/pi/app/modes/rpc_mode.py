@@ -70,6 +70,12 @@ class RpcServer:
             "get_last_assistant_text": self._get_last_assistant_text,
             "set_session_name": self._set_session_name,
             "get_commands": self._get_commands,
+            "compact": self._compact,
+            "new_session": self._new_session,
+            "switch_session": self._switch_session,
+            "fork": self._fork,
+            "get_fork_messages": self._get_fork_messages,
+            "export_html": self._export_html,
         }
         session.subscribe(self._on_event)
 
@@ -227,7 +233,30 @@ class RpcServer:
         return {"text": self.session.last_assistant_text()}
 
     async def _set_session_name(self, command: dict[str, Any]) -> None:
-        self.session.session.append_session_info(_text(command, "name"))
+        self.session.set_session_name(_text(command, "name"))
+
+    async def _compact(self, command: dict[str, Any]) -> dict[str, Any]:
+        instructions = command.get("customInstructions")
+        return await self.session.compact(instructions if isinstance(instructions, str) else None)
+
+    async def _new_session(self, command: dict[str, Any]) -> dict[str, Any]:
+        parent = command.get("parentSession")
+        await self.session.new_session(parent if isinstance(parent, str) else None)
+        return {"cancelled": False}
+
+    async def _switch_session(self, command: dict[str, Any]) -> dict[str, Any]:
+        await self.session.switch_session(_text(command, "sessionPath"))
+        return {"cancelled": False}
+
+    async def _fork(self, command: dict[str, Any]) -> dict[str, Any]:
+        return await self.session.fork(_text(command, "entryId"))
+
+    async def _get_fork_messages(self, command: dict[str, Any]) -> dict[str, Any]:
+        return {"messages": self.session.fork_messages()}
+
+    async def _export_html(self, command: dict[str, Any]) -> dict[str, Any]:
+        output = command.get("outputPath")
+        return {"path": self.session.export_html(output if isinstance(output, str) else None)}
 
     async def _get_commands(self, command: dict[str, Any]) -> dict[str, Any]:
         commands: list[dict[str, Any]] = []
