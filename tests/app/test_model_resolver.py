@@ -66,3 +66,20 @@ def test_clamp_thinking() -> None:
     assert clamp_thinking_level("high", MODELS[-1]) == "off"
     assert clamp_thinking_level("xhigh", MODELS[1]) == "high"
     assert clamp_thinking_level("xhigh", MODELS[2]) == "xhigh"
+
+
+def test_model_scope_globs_levels_and_warnings() -> None:
+    from pi.app.model_resolver import resolve_model_scope
+
+    scoped, warnings = resolve_model_scope(["anthropic/*sonnet*", "gpt-5.4:high", "opus:bogus", "zzz"], MODELS)
+    assert [(m.provider, m.id, level) for m, level in scoped] == [
+        ("anthropic", "claude-sonnet-4-5-20250929", None),
+        ("anthropic", "claude-sonnet-4-5", None),
+        ("openrouter", "anthropic/claude-sonnet-4.5", None),  # ids that look like provider/id match too
+        ("openai", "gpt-5.4", "high"),
+        ("anthropic", "claude-opus-4-6", None),
+    ]
+    assert warnings == [
+        'Invalid thinking level "bogus" in pattern "opus:bogus". Using default instead.',
+        'No models match pattern "zzz"',
+    ]

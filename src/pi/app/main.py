@@ -230,6 +230,20 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
             _warn(f"Warning: {resolved.warning}")
         model = resolved.model
         thinking = thinking or resolved.thinking_level
+    scoped: list[tuple[Any, str | None]] = []
+    scope_patterns = args.models if args.models is not None else settings.get("enabledModels")
+    if scope_patterns:
+        from pi.app.model_resolver import resolve_model_scope
+
+        scoped, scope_warnings = resolve_model_scope(
+            [p for p in scope_patterns if isinstance(p, str)], registry.all_models()
+        )
+        for message in scope_warnings:
+            _warn(f"Warning: {message}")
+        if model is None and scoped and not (args.continue_session or args.session or args.resume):
+            saved = (settings.get("defaultProvider"), settings.get("defaultModel"))
+            chosen = next((pair for pair in scoped if (pair[0].provider, pair[0].id) == saved), scoped[0])
+            model, thinking = chosen[0], thinking or chosen[1]
     if args.api_key:
         if model is None:
             raise CliError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
@@ -262,6 +276,7 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
         model_registry=registry,
         resources=resources,
         session_manager=session_manager,
+        scoped_models=scoped,
     )
     session = create_agent_session(options)
     for message in options.warnings:

@@ -96,6 +96,47 @@ def resolve_cli_model(pattern: str, models: Sequence[Model], provider: str | Non
     raise ModelResolutionError(f'Model "{pattern}" not found. Use --list-models to see available models.')
 
 
+def resolve_model_scope(
+    patterns: Sequence[str], models: Sequence[Model]
+) -> tuple[list[tuple[Model, str | None]], list[str]]:
+    """``--models`` / ``enabledModels``: globs (``anthropic/*``, ``*sonnet*``) or fuzzy patterns, each with an
+    optional ``:level``. Returns the scoped (model, level) pairs in pattern order and warnings."""
+    import fnmatch
+
+    scoped: list[tuple[Model, str | None]] = []
+    warnings: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for raw in patterns:
+        pattern, level = raw, None
+        if ":" in raw:
+            base, _, suffix = raw.rpartition(":")
+            if suffix in THINKING_LEVELS:
+                pattern, level = base, suffix
+            elif not any(m.id.lower() == raw.lower() for m in models):
+                warnings.append(f'Invalid thinking level "{suffix}" in pattern "{raw}". Using default instead.')
+                pattern = base
+        if any(ch in pattern for ch in "*?["):
+            matched = [
+                m
+                for m in models
+                if fnmatch.fnmatchcase(f"{m.provider}/{m.id}".lower(), pattern.lower())
+                or fnmatch.fnmatchcase(m.id.lower(), pattern.lower())
+            ]
+        else:
+            try:
+                matched = [resolve_cli_model(pattern, models).model]
+            except ModelResolutionError:
+                matched = []
+        if not matched:
+            warnings.append(f'No models match pattern "{raw}"')
+        for model in matched:
+            key = (model.provider, model.id)
+            if key not in seen:
+                seen.add(key)
+                scoped.append((model, level))
+    return scoped, warnings
+
+
 def default_model(
     available: Sequence[Model], default_provider: str | None = None, default_model_id: str | None = None
 ) -> Model | None:
@@ -130,4 +171,5 @@ __all__ = [
     "clamp_thinking_level",
     "default_model",
     "resolve_cli_model",
+    "resolve_model_scope",
 ]
