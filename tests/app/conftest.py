@@ -1,0 +1,3 @@
+from tests.support.cli_env import env
+
+__all__ = ["env"]
