@@ -300,8 +300,30 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
         raise CliError(str(exc)) from exc
 
 
+def _end_on_termination_signals() -> None:
+    """SIGTERM and SIGHUP end `pi` as Ctrl+C does: no command the model started may outlive it.
+
+    Each bash command runs in its own process group (so the terminal's Ctrl+C reaches only pi), which
+    also means nothing kills those groups for us; the handler does, then unwinds with 128 + signal.
+    The shell module is looked up, not imported: if it was never loaded, no command ever ran, and
+    `--list-models` or `--export` should not pay for importing it.
+    """
+
+    def on_signal(signum: int, frame: object) -> None:
+        shell = sys.modules.get("pi.tools.shell")
+        if shell is not None:
+            shell.kill_tracked_process_groups()
+        raise SystemExit(128 + signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            signal.signal(number, on_signal)
+
+
 def run(args: Args) -> int:
     stdin_text = _read_stdin() if args.mode != "rpc" else None
+    _end_on_termination_signals()
     try:
         return asyncio.run(_run_async(args, stdin_text))
     except CliError as exc:
