@@ -140,3 +140,20 @@ def test_pattern_lists_are_copies() -> None:
     assert len(get_overflow_patterns()) == count
     assert is_context_overflow(reply("error", "prompt is too long"))
     assert not is_context_overflow(reply("error", "Throttling error: Too many tokens"))
+
+
+def test_patterns_are_compiled_only_once_an_error_needs_them() -> None:
+    """Compiling every pattern costs start-up time that a run without provider errors never needs."""
+    import subprocess
+    import sys
+
+    code = (
+        "from pi.ai.overflow import _compiled, is_context_overflow\n"
+        "from pi.ai.types import AssistantMessage\n"
+        "ok = AssistantMessage(api='a', provider='p', model='m', stop_reason='stop')\n"
+        "print(is_context_overflow(ok, 1000), _compiled.cache_info().currsize)\n"
+        "bad = ok.model_copy(update={'stop_reason': 'error', 'error_message': 'prompt is too long'})\n"
+        "print(is_context_overflow(bad), _compiled.cache_info().currsize)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "0", "True", "2"]

@@ -215,3 +215,17 @@ def test_input_is_never_mutated() -> None:
     before = dump(copy.deepcopy(history))
     transform_messages(history, CLAUDE, lambda call_id, model, source: "renamed")
     assert dump(history) == before
+
+
+def test_unchanged_messages_are_passed_through_without_copying() -> None:
+    """Every request re-sends the history; a message the target model sees as it is is not copied."""
+    kept = by(CLAUDE, ThinkingContent(thinking="hm", thinking_signature="sig"), ToolCall(id="t1", name="bash"))
+    answer = result("t1")
+    question = UserMessage(content="hi")
+    out = transform_messages([question, kept, answer], CLAUDE)
+    assert out[0] is question and out[1] is kept and out[2] is answer
+    dropped = by(CLAUDE, ThinkingContent(thinking="  "), TextContent(text="Hello"))
+    changed = transform_messages([question, dropped], CLAUDE)[1]
+    assert changed is not dropped
+    assert isinstance(changed, AssistantMessage) and changed.content == [TextContent(text="Hello")]
+    assert len(dropped.content) == 2

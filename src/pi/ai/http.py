@@ -8,18 +8,55 @@ them and lives here.
 from __future__ import annotations
 
 import asyncio
-import email.utils
+import importlib.util
 import json
+import os
 import random
+import ssl
+import sys
 import time
 import weakref
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from pi.ai.abort import AbortSignal
+
+
+def _import_httpx_without_cli() -> None:
+    """Import httpx without its command-line client, which we never run.
+
+    `import httpx` also imports `httpx._main` whenever click, rich and pygments happen to be installed
+    (they often are, for other tools), roughly doubling its import time. Marking that one module as
+    missing for the duration of the import makes httpx fall back to its stub; removing the mark
+    afterwards leaves `httpx._main` importable for anyone who really wants it.
+    """
+    if "httpx" in sys.modules or "httpx._main" in sys.modules:
+        return
+    sys.modules["httpx._main"] = None  # type: ignore[assignment]
+    try:
+        import httpx  # noqa: F401
+    finally:
+        if sys.modules.get("httpx._main", False) is None:
+            del sys.modules["httpx._main"]
+
+
+def _remember_missing_sniffio() -> None:
+    """Let httpcore learn once, not on every request, that the optional `sniffio` is not installed.
+
+    httpcore asks `import sniffio` each time it sets up a lock or an event, several times per
+    request; when the package is absent (recent anyio no longer installs it) every attempt searches
+    the whole import path again. Recording the absence in `sys.modules` makes those imports fail at
+    once, exactly as they did before, just without the search.
+    """
+    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+        sys.modules["sniffio"] = None  # type: ignore[assignment]
+
+
+_import_httpx_without_cli()
+_remember_missing_sniffio()
+
+import httpx  # noqa: E402
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 MAX_ERROR_BODY = 4000
@@ -27,14 +64,70 @@ MAX_ERROR_BODY = 4000
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
 
 
+class DeferredTrustContext(ssl.SSLContext):
+    """The TLS client context httpx would build by default, reading its CA certificates on first use.
+
+    Loading the certificate bundle is most of what creating a client costs (about 20 ms), and a
+    session that only talks to a local server over plain http never needs it. The context starts
+    with the same settings as `ssl.create_default_context()` and loads the same trust store httpx
+    picks (`SSL_CERT_FILE`, else `SSL_CERT_DIR`, else certifi's bundle) just before its first TLS
+    connection, whichever way that connection wraps its socket.
+    """
+
+    _trust_loaded = False
+
+    def load_trust(self) -> None:
+        if self._trust_loaded:
+            return
+        if os.environ.get("SSL_CERT_FILE"):
+            self.load_verify_locations(cafile=os.environ["SSL_CERT_FILE"])
+        elif os.environ.get("SSL_CERT_DIR"):
+            self.load_verify_locations(capath=os.environ["SSL_CERT_DIR"])
+        else:
+            import certifi
+
+            self.load_verify_locations(cafile=certifi.where())
+        self._trust_loaded = True
+
+    def wrap_socket(self, *args: Any, **kwargs: Any) -> ssl.SSLSocket:
+        self.load_trust()
+        return super().wrap_socket(*args, **kwargs)
+
+    def wrap_bio(self, *args: Any, **kwargs: Any) -> ssl.SSLObject:
+        self.load_trust()
+        return super().wrap_bio(*args, **kwargs)
+
+
+def deferred_trust_context() -> DeferredTrustContext:
+    """A fresh `DeferredTrustContext` set up as `ssl.create_default_context()` sets up a client context."""
+    context = DeferredTrustContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.verify_mode = ssl.CERT_REQUIRED
+    context.check_hostname = True
+    keylog = os.environ.get("SSLKEYLOGFILE")
+    if keylog and not sys.flags.ignore_environment:
+        context.keylog_filename = keylog
+    return context
+
+
+def _httpx_builds_default_context() -> bool:
+    """httpx >= 0.28 makes its default context with `ssl.create_default_context`, which ours matches."""
+    try:
+        major, minor = (int(part) for part in httpx.__version__.split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) >= (0, 28)
+
+
 def get_client() -> httpx.AsyncClient:
-    """A connection-pooling client for the running event loop (creating one costs an SSL context)."""
+    """A connection-pooling client for the running event loop."""
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
     if client is None or client.is_closed:
+        verify: ssl.SSLContext | bool = deferred_trust_context() if _httpx_builds_default_context() else True
         client = httpx.AsyncClient(
             timeout=httpx.Timeout(connect=30.0, read=600.0, write=60.0, pool=30.0),
             follow_redirects=True,
+            verify=verify,
         )
         _clients[loop] = client
     return client
@@ -84,6 +177,8 @@ def parse_retry_after(headers: httpx.Headers) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # only servers that send an HTTP date need the email package
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
@@ -216,11 +311,13 @@ def parse_json_data(data: str) -> Any:
 
 __all__ = [
     "RETRYABLE_STATUS",
+    "DeferredTrustContext",
     "ProviderHTTPError",
     "RequestSpec",
     "RetryDelayTooLong",
     "SSEEvent",
     "abortable_sleep",
+    "deferred_trust_context",
     "error_hint",
     "get_client",
     "iter_sse",

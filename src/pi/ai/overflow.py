@@ -13,6 +13,7 @@ detectable when the caller passes the model's context window.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from pi.ai.types import AssistantMessage
 
@@ -51,8 +52,12 @@ _NOT_OVERFLOW_SOURCES: tuple[str, ...] = (
     r"too many requests",
 )
 
-_OVERFLOW = tuple(re.compile(source, re.IGNORECASE) for source in _OVERFLOW_SOURCES)
-_NOT_OVERFLOW = tuple(re.compile(source, re.IGNORECASE) for source in _NOT_OVERFLOW_SOURCES)
+
+@cache
+def _compiled(sources: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    """Compiled on the first error message: most runs never see one, and compiling all costs ~10 ms."""
+    return tuple(re.compile(source, re.IGNORECASE) for source in sources)
+
 
 _LENGTH_STOP_FILL = 0.99
 """A `length` stop with no output and the window this full means the input itself filled the window."""
@@ -67,7 +72,9 @@ def is_context_overflow(message: AssistantMessage, context_window: int | None = 
     """
     if message.stop_reason == "error" and message.error_message:
         text = message.error_message
-        if not any(p.search(text) for p in _NOT_OVERFLOW) and any(p.search(text) for p in _OVERFLOW):
+        if not any(p.search(text) for p in _compiled(_NOT_OVERFLOW_SOURCES)) and any(
+            p.search(text) for p in _compiled(_OVERFLOW_SOURCES)
+        ):
             return True
     if context_window is None or context_window <= 0:
         return False
@@ -81,12 +88,12 @@ def is_context_overflow(message: AssistantMessage, context_window: int | None = 
 
 def get_overflow_patterns() -> list[re.Pattern[str]]:
     """The compiled overflow patterns (a new list each call; changing it changes nothing here)."""
-    return list(_OVERFLOW)
+    return list(_compiled(_OVERFLOW_SOURCES))
 
 
 def get_non_overflow_patterns() -> list[re.Pattern[str]]:
     """Texts that are never overflow even when they also match an overflow pattern (throttling)."""
-    return list(_NOT_OVERFLOW)
+    return list(_compiled(_NOT_OVERFLOW_SOURCES))
 
 
 __all__ = ["get_non_overflow_patterns", "get_overflow_patterns", "is_context_overflow"]

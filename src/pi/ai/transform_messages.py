@@ -103,6 +103,8 @@ def _transform_assistant(
             if new_id != block.id:
                 id_map[block.id] = new_id
             content.append(ToolCall(id=new_id, name=block.name, arguments=dict(block.arguments)))
+    if len(content) == len(message.content) and all(a is b for a, b in zip(content, message.content, strict=True)):
+        return message  # the usual case (same model, nothing dropped): every request re-sends the whole history
     return message.model_copy(update={"content": content})
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 from pi.app.frontmatter import split_frontmatter
 
@@ -105,6 +104,8 @@ def format_skills_for_prompt(skills: list[Skill]) -> str:
     visible = [s for s in skills if not s.disable_model_invocation]
     if not visible:
         return ""
+    from xml.sax.saxutils import escape  # the xml package costs a few ms; most sessions have no skills
+
     lines = [
         "The following skills provide specialized instructions for specific tasks.",
         "Use the read tool to load a skill's file when the task matches its description.",

@@ -8,38 +8,101 @@ default; SSH, a container or a test double through its Operations).
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from pi.agent.tool import AgentTool
-from pi.tools.bash import (
-    BashError,
-    BashExecution,
-    BashOperations,
-    BashParams,
-    BashToolDetails,
-    BashToolOptions,
-    create_bash_tool,
-    create_local_bash_operations,
-)
-from pi.tools.edit import EditToolOptions, create_edit_tool
-from pi.tools.find import FindOperations, FindParams, FindToolDetails, FindToolOptions, create_find_tool
-from pi.tools.grep import GrepOperations, GrepParams, GrepToolDetails, GrepToolOptions, create_grep_tool
-from pi.tools.ls import LsOperations, LsParams, LsToolDetails, LsToolOptions, create_ls_tool
-from pi.tools.paths import expand_path, normalize_path_argument, resolve_read_path, resolve_to_cwd
-from pi.tools.read import ReadToolOptions, create_read_tool
-from pi.tools.shell import kill_tracked_process_groups
-from pi.tools.truncate import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_LINES,
-    GREP_MAX_LINE_LENGTH,
-    TruncationResult,
-    format_size,
-    truncate_head,
-    truncate_line,
-    truncate_tail,
-)
-from pi.tools.write import WriteToolOptions, create_write_tool
+
+if TYPE_CHECKING:
+    from pi.tools.bash import (
+        BashError,
+        BashExecution,
+        BashOperations,
+        BashParams,
+        BashToolDetails,
+        BashToolOptions,
+        create_bash_tool,
+        create_local_bash_operations,
+    )
+    from pi.tools.edit import EditToolOptions, create_edit_tool
+    from pi.tools.find import FindOperations, FindParams, FindToolDetails, FindToolOptions, create_find_tool
+    from pi.tools.grep import GrepOperations, GrepParams, GrepToolDetails, GrepToolOptions, create_grep_tool
+    from pi.tools.ls import LsOperations, LsParams, LsToolDetails, LsToolOptions, create_ls_tool
+    from pi.tools.paths import expand_path, normalize_path_argument, resolve_read_path, resolve_to_cwd
+    from pi.tools.read import ReadToolOptions, create_read_tool
+    from pi.tools.shell import kill_tracked_process_groups
+    from pi.tools.truncate import (
+        DEFAULT_MAX_BYTES,
+        DEFAULT_MAX_LINES,
+        GREP_MAX_LINE_LENGTH,
+        TruncationResult,
+        format_size,
+        truncate_head,
+        truncate_line,
+        truncate_tail,
+    )
+    from pi.tools.write import WriteToolOptions, create_write_tool
+
+# Each tool lives in its own module and a session usually activates only some of them, so names are
+# imported from their module on first access rather than all at once with the package.
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "BashError",
+            "BashExecution",
+            "BashOperations",
+            "BashParams",
+            "BashToolDetails",
+            "BashToolOptions",
+            "create_bash_tool",
+            "create_local_bash_operations",
+        ),
+        "pi.tools.bash",
+    ),
+    **dict.fromkeys(("EditToolOptions", "create_edit_tool"), "pi.tools.edit"),
+    **dict.fromkeys(
+        ("FindOperations", "FindParams", "FindToolDetails", "FindToolOptions", "create_find_tool"), "pi.tools.find"
+    ),
+    **dict.fromkeys(
+        ("GrepOperations", "GrepParams", "GrepToolDetails", "GrepToolOptions", "create_grep_tool"), "pi.tools.grep"
+    ),
+    **dict.fromkeys(("LsOperations", "LsParams", "LsToolDetails", "LsToolOptions", "create_ls_tool"), "pi.tools.ls"),
+    **dict.fromkeys(
+        ("expand_path", "normalize_path_argument", "resolve_read_path", "resolve_to_cwd"), "pi.tools.paths"
+    ),
+    **dict.fromkeys(("ReadToolOptions", "create_read_tool"), "pi.tools.read"),
+    "kill_tracked_process_groups": "pi.tools.shell",
+    **dict.fromkeys(
+        (
+            "DEFAULT_MAX_BYTES",
+            "DEFAULT_MAX_LINES",
+            "GREP_MAX_LINE_LENGTH",
+            "TruncationResult",
+            "format_size",
+            "truncate_head",
+            "truncate_line",
+            "truncate_tail",
+        ),
+        "pi.tools.truncate",
+    ),
+    **dict.fromkeys(("WriteToolOptions", "create_write_tool"), "pi.tools.write"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 ToolName: TypeAlias = Literal["read", "bash", "edit", "write", "grep", "find", "ls"]
 
@@ -64,17 +127,31 @@ class ToolsOptions:
 def create_tool(name: ToolName, cwd: str, options: ToolsOptions | None = None) -> AgentTool[Any]:
     opts = options or ToolsOptions()
     if name == "read":
+        from pi.tools.read import create_read_tool
+
         return create_read_tool(cwd, opts.read)
     if name == "bash":
+        from pi.tools.bash import create_bash_tool
+
         return create_bash_tool(cwd, opts.bash)
     if name == "edit":
+        from pi.tools.edit import create_edit_tool
+
         return create_edit_tool(cwd, opts.edit)
     if name == "write":
+        from pi.tools.write import create_write_tool
+
         return create_write_tool(cwd, opts.write)
     if name == "grep":
+        from pi.tools.grep import create_grep_tool
+
         return create_grep_tool(cwd, opts.grep)
     if name == "find":
+        from pi.tools.find import create_find_tool
+
         return create_find_tool(cwd, opts.find)
+    from pi.tools.ls import create_ls_tool
+
     return create_ls_tool(cwd, opts.ls)
 
 
@@ -88,8 +165,32 @@ def create_read_only_tools(cwd: str, options: ToolsOptions | None = None) -> lis
     return [create_tool(name, cwd, options) for name in READ_ONLY_TOOL_NAMES]
 
 
-def create_all_tools(cwd: str, options: ToolsOptions | None = None) -> dict[ToolName, AgentTool[Any]]:
-    return {name: create_tool(name, cwd, options) for name in ALL_TOOL_NAMES}
+class _ToolsByName(Mapping[ToolName, AgentTool[Any]]):
+    """Every built-in tool by name, each built (and its module imported) the first time it is looked up."""
+
+    def __init__(self, cwd: str, options: ToolsOptions | None) -> None:
+        self._cwd = cwd
+        self._options = options
+        self._built: dict[ToolName, AgentTool[Any]] = {}
+
+    def __getitem__(self, name: ToolName) -> AgentTool[Any]:
+        tool = self._built.get(name)
+        if tool is None:
+            if name not in ALL_TOOL_NAMES:
+                raise KeyError(name)
+            tool = self._built[name] = create_tool(name, self._cwd, self._options)
+        return tool
+
+    def __iter__(self) -> Iterator[ToolName]:
+        return iter(ALL_TOOL_NAMES)
+
+    def __len__(self) -> int:
+        return len(ALL_TOOL_NAMES)
+
+
+def create_all_tools(cwd: str, options: ToolsOptions | None = None) -> Mapping[ToolName, AgentTool[Any]]:
+    """All seven built-in tools by name; a tool that is never looked up is never built."""
+    return _ToolsByName(cwd, options)
 
 
 __all__ = [

@@ -14,7 +14,7 @@ import errno
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -23,12 +23,16 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
 from pi.ai.types import TextContent
-from pi.tools.diff import DiffResult, diff_lines, generate_diff_string, generate_unified_patch
-from pi.tools.edit_engine import EditError, Replacement, apply_edits, prepare_edit_arguments
 from pi.tools.fs_errors import FileToolError, error_code, raise_if_aborted
 from pi.tools.mutation_queue import FileMutationQueue, with_file_mutation_queue
 from pi.tools.paths import resolve_to_cwd
 from pi.tools.write import write_file_atomically
+
+if TYPE_CHECKING:
+    # The matching engine and the diff are imported when an edit runs: a session that never edits
+    # (most print-mode runs) does not pay for loading them.
+    from pi.tools.diff import DiffResult
+    from pi.tools.edit_engine import Replacement
 
 
 class ReplaceEdit(BaseModel):
@@ -143,6 +147,8 @@ def _printable(text: str) -> str:
 
 
 def _replacements(edits: list[ReplaceEdit]) -> list[Replacement]:
+    from pi.tools.edit_engine import Replacement
+
     # A lone surrogate from the model's JSON would be confused with the escapes of invalid file bytes.
     return [Replacement(_printable(e.old_text), _printable(e.new_text)) for e in edits]
 
@@ -171,6 +177,9 @@ async def compute_edits_diff(
     collapse_whitespace: bool = False,
 ) -> DiffResult | str:
     """Preview of an edit without writing it (for a confirmation UI): the diff, or the error text."""
+    from pi.tools.diff import DiffResult, generate_diff_string
+    from pi.tools.edit_engine import EditError, apply_edits
+
     ops = operations or LocalEditOperations()
     absolute = resolve_to_cwd(path, cwd)
     try:
@@ -205,6 +214,12 @@ PROMPT_GUIDELINES = [
 ]
 
 
+def _prepare_arguments(args: Any) -> Any:
+    from pi.tools.edit_engine import prepare_edit_arguments
+
+    return prepare_edit_arguments(args)
+
+
 @dataclass(slots=True)
 class EditToolOptions:
     operations: EditOperations | None = None
@@ -226,6 +241,9 @@ def create_edit_tool(cwd: str, options: EditToolOptions | None = None) -> AgentT
         absolute = resolve_to_cwd(params.path, cwd)
 
         async def mutate() -> AgentToolResult:
+            from pi.tools.diff import diff_lines, generate_diff_string, generate_unified_patch
+            from pi.tools.edit_engine import apply_edits
+
             raise_if_aborted(signal)
             text = await _load(ops, absolute, params.path, signal)
             outcome = apply_edits(
@@ -257,7 +275,7 @@ def create_edit_tool(cwd: str, options: EditToolOptions | None = None) -> AgentT
         description=DESCRIPTION,
         parameters=EditParams,
         execute=execute,
-        prepare_arguments=prepare_edit_arguments,
+        prepare_arguments=_prepare_arguments,
         prompt_snippet=PROMPT_SNIPPET,
         prompt_guidelines=list(PROMPT_GUIDELINES),
     )
