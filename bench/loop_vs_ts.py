@@ -117,9 +117,16 @@ def program_version(binary: Path) -> str:
     return (done.stdout.strip() or done.stderr.strip()).splitlines()[-1] if done.returncode == 0 else "?"
 
 
-def isolated_env(agent_dir: Path, home: Path) -> dict[str, str]:
-    """The caller's environment with pi's config, home and network switches pinned to throwaway places."""
+def isolated_env(agent_dir: Path, home: Path, bytecode_dir: Path | None = None) -> dict[str, str]:
+    """The caller's environment with pi's config, home and network switches pinned to throwaway places.
+
+    With `bytecode_dir`, Python keeps compiled modules there across runs, as an installed package
+    does (this machine sets PYTHONDONTWRITEBYTECODE, which would make every run compile pi afresh).
+    """
     env = {key: value for key, value in os.environ.items() if not key.startswith("PI_")}
+    if bytecode_dir is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(bytecode_dir)
     env.update(
         {
             "PI_CODING_AGENT_DIR": str(agent_dir),
@@ -151,7 +158,8 @@ def run_loop(binary: Path, turns: int, scratch: Path, timeout: float) -> Run:
         (work / "home").mkdir()
         (work / "project").mkdir()
         argv = [str(binary), "-p", "--offline", "--provider", PROVIDER, "--model", MODEL_ID, PROMPT.format(turns=turns)]
-        run = measure(argv, work / "project", isolated_env(agent_dir, work / "home"), timeout)
+        env = isolated_env(agent_dir, work / "home", scratch / "pycache")
+        run = measure(argv, work / "project", env, timeout)
         run.requests = len(server.requests)
         return run
     finally:
@@ -171,6 +179,7 @@ def failure_of(run: Run, turns: int) -> str | None:
 
 def measure_side(label: str, binary: Path, runs: int, turns: int, scratch: Path, timeout: float) -> Side:
     side = Side(label)
+    run_loop(binary, 1, scratch, timeout)  # untimed warm-up: file cache and compiled bytecode, for both sides
     for _ in range(runs):
         run = run_loop(binary, turns, scratch, timeout)
         problem = failure_of(run, turns)

@@ -71,23 +71,25 @@ Environment:
 
 def main(argv: list[str] | None = None) -> int:
     """Run `pi` with `argv` (defaults to the process arguments) and return the exit code."""
+    raw = sys.argv[1:] if argv is None else argv
+    options = raw[: raw.index("--")] if "--" in raw else raw
+    # Answered before the parser is even imported: these two must stay instant.
+    if "--version" in options or "-v" in options:
+        from pi.version import __version__
+
+        sys.stdout.write(f"{__version__}\n")
+        return 0
+    if "--help" in options or "-h" in options:
+        sys.stdout.write(USAGE)
+        return 0
+
     from pi.app.args import ArgsError, parse_args
 
-    raw = sys.argv[1:] if argv is None else argv
     try:
         args = parse_args(raw)
     except ArgsError as exc:
         sys.stderr.write(f"pi: {exc}\n")
         return 1
-    if args.help:
-        sys.stdout.write(USAGE)
-        return 0
-    if args.version:
-        from pi.version import __version__
-
-        sys.stdout.write(f"{__version__}\n")
-        return 0
-
     from pi.app.main import run
 
     return run(args)
