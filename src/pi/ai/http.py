@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi.ai.abort import AbortSignal
+from pi.ai.options import StreamOptions
+from pi.ai.types import Model
 
 
 def _import_httpx_without_cli() -> None:
@@ -271,6 +273,19 @@ async def open_stream(
             raise asyncio.CancelledError
 
 
+async def open_model_stream(request: RequestSpec, model: Model, options: StreamOptions) -> httpx.Response:
+    """`open_stream` with the retry, timeout and abort settings of one request's options."""
+    return await open_stream(
+        request,
+        signal=options.signal,
+        max_retries=options.max_retries,
+        max_retry_delay_ms=options.max_retry_delay_ms,
+        provider=model.provider,
+        model_id=model.id,
+        timeout_s=options.timeout_s,
+    )
+
+
 @dataclass(slots=True)
 class SSEEvent:
     event: str
@@ -321,6 +336,7 @@ __all__ = [
     "error_hint",
     "get_client",
     "iter_sse",
+    "open_model_stream",
     "open_stream",
     "parse_json_data",
     "parse_retry_after",

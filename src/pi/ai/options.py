@@ -8,6 +8,7 @@ level that each provider maps to its own wire fields.
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -106,6 +107,16 @@ def adjust_max_tokens_for_thinking(
     return max_tokens, budget
 
 
+async def apply_on_payload(body: dict[str, Any], model: Model, options: StreamOptions) -> dict[str, Any]:
+    """The body after the caller's `on_payload` hook: a returned dict replaces it, None keeps it."""
+    if options.on_payload is None:
+        return body
+    result = options.on_payload(body, model)
+    if inspect.isawaitable(result):
+        result = await result
+    return result if isinstance(result, dict) else body
+
+
 def merge_headers(*layers: Mapping[str, str] | None) -> dict[str, str]:
     """Later layers win: provider defaults, then model.headers, then dynamic, then options.headers."""
     out: dict[str, str] = {}
@@ -124,6 +135,7 @@ __all__ = [
     "ThinkingBudgets",
     "ToolChoice",
     "adjust_max_tokens_for_thinking",
+    "apply_on_payload",
     "clamp_reasoning",
     "make_options",
     "merge_headers",

@@ -17,7 +17,6 @@ Raw `stream()` options in ``options.extra``: ``thinking_enabled`` (bool), ``thin
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -27,10 +26,11 @@ import httpx
 
 from pi.ai.env_api_keys import get_env_api_key, missing_key_message
 from pi.ai.event_stream import AssistantMessageEventStream
-from pi.ai.http import ProviderHTTPError, RequestSpec, iter_sse, open_stream, parse_json_data
+from pi.ai.http import ProviderHTTPError, RequestSpec, iter_sse, open_model_stream, parse_json_data
 from pi.ai.options import (
     StreamOptions,
     adjust_max_tokens_for_thinking,
+    apply_on_payload,
     clamp_reasoning,
     merge_headers,
     resolve_cache_retention,
@@ -546,15 +546,6 @@ async def _read_stream(response: httpx.Response, reader: _StreamReader, model: M
 # --- entry points ---------------------------------------------------------------------------------
 
 
-async def _apply_on_payload(body: dict[str, Any], model: Model, options: StreamOptions) -> dict[str, Any]:
-    if options.on_payload is None:
-        return body
-    result = options.on_payload(body, model)
-    if inspect.isawaitable(result):
-        result = await result
-    return result if isinstance(result, dict) else body
-
-
 def stream_anthropic(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
     """Stream one reply; raw Anthropic options come from ``options.extra`` (see the module docstring)."""
 
@@ -565,20 +556,12 @@ def stream_anthropic(model: Model, context: Context, options: StreamOptions) -> 
         if not api_key:
             raise ValueError(missing_key_message(model.provider))
         oauth = is_oauth_token(api_key)
-        payload = await _apply_on_payload(build_request_body(model, context, options, oauth), model, options)
+        payload = await apply_on_payload(build_request_body(model, context, options, oauth), model, options)
         request = RequestSpec(
             url=messages_url(model), headers=build_headers(model, context, options, api_key), body=payload
         )
         try:
-            response = await open_stream(
-                request,
-                signal=options.signal,
-                max_retries=options.max_retries,
-                max_retry_delay_ms=options.max_retry_delay_ms,
-                provider=model.provider,
-                model_id=model.id,
-                timeout_s=options.timeout_s,
-            )
+            response = await open_model_stream(request, model, options)
         except ProviderHTTPError as exc:
             if exc.status == 401 and oauth:
                 raise ProviderHTTPError(

@@ -18,7 +18,6 @@ Provider-specific options for `stream` (``options.extra``):
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
 from dataclasses import replace
@@ -28,8 +27,15 @@ import httpx
 
 from pi.ai.env_api_keys import get_env_api_key, missing_key_message
 from pi.ai.event_stream import AssistantMessageEventStream
-from pi.ai.http import ProviderHTTPError, RequestSpec, error_hint, iter_sse, open_stream, parse_json_data
-from pi.ai.options import StreamOptions, ThinkingBudgets, clamp_reasoning, merge_headers, simple_max_tokens
+from pi.ai.http import ProviderHTTPError, RequestSpec, error_hint, iter_sse, open_model_stream, parse_json_data
+from pi.ai.options import (
+    StreamOptions,
+    ThinkingBudgets,
+    apply_on_payload,
+    clamp_reasoning,
+    merge_headers,
+    simple_max_tokens,
+)
 from pi.ai.providers.output import OutputBuilder, run_provider
 from pi.ai.registry import ApiProvider
 from pi.ai.sanitize import sanitize_surrogates
@@ -454,15 +460,6 @@ class ReplyReader:
 # --- entry points ---------------------------------------------------------------------------------
 
 
-async def _final_payload(options: StreamOptions, body: dict[str, Any], model: Model) -> dict[str, Any]:
-    if options.on_payload is None:
-        return body
-    result = options.on_payload(body, model)
-    if inspect.isawaitable(result):
-        result = await result
-    return result if isinstance(result, dict) else body
-
-
 def stream_google(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
     """Stream one reply; `start` is pushed only once the server has accepted the request."""
 
@@ -470,22 +467,14 @@ def stream_google(model: Model, context: Context, options: StreamOptions) -> Ass
         api_key = options.api_key or get_env_api_key(model.provider)
         if not api_key:
             raise ValueError(missing_key_message(model.provider))
-        payload = await _final_payload(options, build_request_body(model, context, options), model)
+        payload = await apply_on_payload(build_request_body(model, context, options), model, options)
         request = RequestSpec(
             url=stream_url(model),
             headers=merge_headers({"x-goog-api-key": api_key}, model.headers, options.headers),
             body=payload,
         )
         try:
-            response = await open_stream(
-                request,
-                signal=options.signal,
-                max_retries=options.max_retries,
-                max_retry_delay_ms=options.max_retry_delay_ms,
-                provider=model.provider,
-                model_id=model.id,
-                timeout_s=options.timeout_s,
-            )
+            response = await open_model_stream(request, model, options)
         except ProviderHTTPError as exc:
             raise RuntimeError(describe_http_error(exc, model)) from exc
         reader = ReplyReader(builder)

@@ -17,7 +17,6 @@ Provider-specific options for `stream`, in ``options.extra``:
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import os
 import re
@@ -30,8 +29,8 @@ import httpx
 
 from pi.ai.env_api_keys import get_env_api_key
 from pi.ai.event_stream import AssistantMessageEventStream
-from pi.ai.http import ProviderHTTPError, RequestSpec, error_hint, iter_sse, open_stream, parse_json_data
-from pi.ai.options import StreamOptions, clamp_reasoning, simple_max_tokens, supports_xhigh
+from pi.ai.http import ProviderHTTPError, RequestSpec, error_hint, iter_sse, open_model_stream, parse_json_data
+from pi.ai.options import StreamOptions, apply_on_payload, clamp_reasoning, simple_max_tokens, supports_xhigh
 from pi.ai.providers.openai_compat import ResolvedCompat, get_compat, is_openrouter, is_vercel_gateway
 from pi.ai.providers.output import OutputBuilder, run_provider
 from pi.ai.registry import ApiProvider
@@ -599,27 +598,14 @@ def stream_openai_completions(model: Model, context: Context, options: StreamOpt
         api_key = resolve_api_key(model, options)
         compat = get_compat(model)
         payload = build_request_body(model, context, options, compat)
-        if options.on_payload is not None:
-            replaced = options.on_payload(payload, model)
-            if inspect.isawaitable(replaced):
-                replaced = await replaced
-            if replaced is not None:
-                payload = replaced
+        payload = await apply_on_payload(payload, model, options)
         request = RequestSpec(
             url=chat_completions_url(model.base_url),
             headers=build_headers(model, context, options, api_key),
             body=payload,
         )
         try:
-            response = await open_stream(
-                request,
-                signal=options.signal,
-                max_retries=options.max_retries,
-                max_retry_delay_ms=options.max_retry_delay_ms,
-                provider=model.provider,
-                model_id=model.id,
-                timeout_s=options.timeout_s,
-            )
+            response = await open_model_stream(request, model, options)
         except ProviderHTTPError as exc:
             raise _reworded_http_error(exc, model) from exc
         try:

@@ -17,7 +17,6 @@ The conversion helpers and the stream reader are public so that the other Respon
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import os
 import re
@@ -29,9 +28,10 @@ import httpx
 
 from pi.ai.env_api_keys import get_env_api_key
 from pi.ai.event_stream import AssistantMessageEventStream
-from pi.ai.http import RequestSpec, iter_sse, open_stream, parse_json_data
+from pi.ai.http import RequestSpec, iter_sse, open_model_stream, parse_json_data
 from pi.ai.options import (
     StreamOptions,
+    apply_on_payload,
     clamp_reasoning,
     merge_headers,
     resolve_cache_retention,
@@ -509,15 +509,6 @@ class ResponsesStreamReader:
 # --- entry points ---------------------------------------------------------------------------------
 
 
-async def _apply_on_payload(body: dict[str, Any], model: Model, options: StreamOptions) -> dict[str, Any]:
-    if options.on_payload is None:
-        return body
-    result = options.on_payload(body, model)
-    if inspect.isawaitable(result):
-        result = await result
-    return result if isinstance(result, dict) else body
-
-
 def stream(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
     """Stream one reply; every failure (missing key, HTTP error, bad frame, abort) ends the stream as an event."""
 
@@ -525,15 +516,9 @@ def stream(model: Model, context: Context, options: StreamOptions) -> AssistantM
         api_key = resolve_api_key(model, options)
         dynamic = copilot_headers(context) if model.provider == "github-copilot" else None
         headers = merge_headers({"Authorization": f"Bearer {api_key}"}, model.headers, dynamic, options.headers)
-        payload = await _apply_on_payload(build_request_body(model, context, options), model, options)
-        response = await open_stream(
-            RequestSpec(url=f"{model.base_url.rstrip('/')}/responses", headers=headers, body=payload),
-            signal=options.signal,
-            max_retries=options.max_retries,
-            max_retry_delay_ms=options.max_retry_delay_ms,
-            provider=model.provider,
-            model_id=model.id,
-            timeout_s=options.timeout_s,
+        payload = await apply_on_payload(build_request_body(model, context, options), model, options)
+        response = await open_model_stream(
+            RequestSpec(url=f"{model.base_url.rstrip('/')}/responses", headers=headers, body=payload), model, options
         )
         try:
             builder.start()
