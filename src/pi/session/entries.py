@@ -255,7 +255,7 @@ class CompactionEntry(_Entry):
 
 @dataclass(slots=True, kw_only=True)
 class BranchSummaryEntry(_Entry):
-    """What happened on a branch the user left; `from_id` is the old leaf, or ``"root"``."""
+    """What happened on a branch the user left; `from_id` is the entry returned to (as pi writes it), or ``"root"``."""
 
     type: Literal["branch_summary"] = "branch_summary"
     from_id: str
