@@ -263,3 +263,12 @@ def test_rpc_steer_follow_up_and_abort_during_a_slow_tool(env: Env) -> None:
         assert rpc.response("s2")["data"]["isStreaming"] is False
     finally:
         rpc.close()
+
+
+def test_expired_login_says_so(env: Env) -> None:
+    (env.agent_dir / "auth.json").write_text(
+        json.dumps({"anthropic": {"type": "oauth", "access": "old", "refresh": "r", "expires": 1}})
+    )
+    done = env.run("-p", "--provider", "anthropic", "--model", "claude-opus-4-6", "x")
+    assert done.returncode == 1
+    assert 'Authentication failed for "anthropic"' in done.stderr and "expired" in done.stderr

@@ -91,3 +91,22 @@ def test_key_values_command_env_and_literal(monkeypatch: pytest.MonkeyPatch) -> 
     assert resolve_config_value("!echo sk-from-command") == "sk-from-command"
     assert resolve_config_value("MY_PROXY_KEY") == "secret-from-env"
     assert resolve_config_value("sk-literal") == "sk-literal"
+
+
+def test_oauth_login_is_used_until_it_expires(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_OAUTH_TOKEN", raising=False)
+    future = int(time.time() * 1000) + 60_000
+    _write(
+        tmp_path / "auth.json",
+        {"anthropic": {"type": "oauth", "access": "sk-ant-oat-x", "refresh": "r", "expires": future}},
+    )
+    auth = AuthStorage(tmp_path / "auth.json")
+    assert auth.get_api_key("anthropic") == "sk-ant-oat-x"
+    assert not auth.has_expired_login("anthropic")
+    _write(tmp_path / "auth.json", {"anthropic": {"type": "oauth", "access": "old", "expires": 1}})
+    expired = AuthStorage(tmp_path / "auth.json")
+    assert expired.get_api_key("anthropic") is None
+    assert expired.has_expired_login("anthropic")

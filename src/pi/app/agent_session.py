@@ -256,6 +256,11 @@ class AgentSession:
         if not self.model_registry.get_api_key(model.provider):
             from pi.ai.env_api_keys import env_var_names
 
+            if self.model_registry.auth.has_expired_login(model.provider):
+                raise NoApiKeyError(
+                    f'Authentication failed for "{model.provider}": the login stored in auth.json has expired. '
+                    "Log in again with the TypeScript pi's /login, or set an API key."
+                )
             names = env_var_names(model.provider)
             hint = f"set {' or '.join(names)}" if names else "add an apiKey for it in models.json or auth.json"
             raise NoApiKeyError(

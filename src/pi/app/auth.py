@@ -62,6 +62,20 @@ class AuthStorage:
             return str(entry["access"])
         return None
 
+    def has_expired_login(self, provider: str) -> bool:
+        """True when auth.json holds an OAuth login for `provider` whose access token has expired.
+
+        Refreshing needs the provider's login flow, which this version does not have; saying so beats
+        a bare "no API key".
+        """
+        entry = self._data.get(provider)
+        return (
+            isinstance(entry, dict)
+            and entry.get("type") == "oauth"
+            and isinstance(entry.get("expires"), (int, float))
+            and entry["expires"] <= time.time() * 1000
+        )
+
     def get_api_key(self, provider: str) -> str | None:
         """Runtime key, then auth.json, then the provider's environment variable."""
         return self._runtime.get(provider) or self.stored_api_key(provider) or get_env_api_key(provider)
