@@ -12,7 +12,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from pi.agent import Agent
 from pi.agent.events import AgentEvent, MessageEndEvent
@@ -33,7 +33,7 @@ from pi.ai.types import (
     UserMessage,
 )
 from pi.app.model_registry import ModelRegistry
-from pi.app.model_resolver import clamp_thinking_level
+from pi.app.model_resolver import as_thinking_level, clamp_thinking_level
 from pi.app.prompt_templates import expand_prompt_template
 from pi.app.resources import Resources
 from pi.app.session_events import (
@@ -47,6 +47,8 @@ from pi.app.settings import SettingsManager
 from pi.app.skills import expand_skill_command
 from pi.session.compaction import CompactionCancelledError, CompactionError, CompleteFn, prepare_compaction
 from pi.session.compaction import compact as run_compaction
+from pi.session.entries import MessageEntry
+from pi.session.manager import SessionManager
 from pi.session.messages import BashExecutionMessage, CustomMessage, convert_to_llm
 from pi.session.tokens import estimate_context_tokens, should_compact
 
@@ -67,32 +69,6 @@ _RETRYABLE = re.compile(
     r"reset before headers|terminated|retry delay",
     re.IGNORECASE,
 )
-
-
-class SessionStore(Protocol):
-    """What AgentSession needs of the session file (pi.session.SessionManager provides it)."""
-
-    def append_message(self, message: Any) -> str: ...
-    def append_model_change(self, provider: str, model_id: str) -> str: ...
-    def append_thinking_level_change(self, level: str) -> str: ...
-    def append_custom_message_entry(
-        self, custom_type: str, content: Any, display: bool, details: Any = None
-    ) -> str: ...
-    def append_session_info(self, name: str) -> str: ...
-    def get_session_id(self) -> str: ...
-    def get_session_file(self) -> Path | None: ...
-    def get_session_name(self) -> str | None: ...
-    def get_header(self) -> Any: ...
-    def get_branch(self) -> list[Any]: ...
-    def append_compaction(
-        self, summary: str, first_kept_entry_id: str, tokens_before: int, details: Any = None
-    ) -> str: ...
-    def build_session_context(self) -> Any: ...
-    def get_entries(self) -> list[Any]: ...
-    def get_entry(self, entry_id: str) -> Any: ...
-    def new_session(self, id: str | None = None, parent_session: str | None = None) -> Path | None: ...
-    def set_session_file(self, path: str | Path) -> None: ...
-    def create_branched_session(self, leaf_id: str) -> Path | None: ...
 
 
 class NoApiKeyError(RuntimeError):
@@ -138,7 +114,7 @@ class AgentSession:
         self,
         *,
         agent: Agent,
-        session: SessionStore,
+        session: SessionManager,
         settings: SettingsManager,
         model_registry: ModelRegistry,
         resources: Resources,
@@ -514,7 +490,7 @@ class AgentSession:
         if self.session.get_entries():
             model = self.model
             level = context.thinking_level
-            self.agent.set_thinking_level(clamp_thinking_level(level, model) if model else level)  # type: ignore[arg-type]
+            self.agent.set_thinking_level(clamp_thinking_level(level, model) if model else as_thinking_level(level))
 
     def _start_entries(self) -> None:
         model = self.model
@@ -541,7 +517,7 @@ class AgentSession:
         """The user messages of the current branch, which a fork can start from."""
         out: list[dict[str, str]] = []
         for entry in self.session.get_branch():
-            message = getattr(entry, "message", None)
+            message = entry.message if isinstance(entry, MessageEntry) else None
             if isinstance(message, UserMessage):
                 out.append({"entryId": entry.id, "text": _user_text(message)})
         return out
@@ -552,8 +528,8 @@ class AgentSession:
         Returns the text of that message, so a UI can put it back in the editor for the user to edit.
         """
         entry = self.session.get_entry(entry_id)
-        message = getattr(entry, "message", None) if entry is not None else None
-        if not isinstance(message, UserMessage):
+        message = entry.message if isinstance(entry, MessageEntry) else None
+        if entry is None or not isinstance(message, UserMessage):
             raise ValueError(f"Entry {entry_id} is not a user message of this session; use get_fork_messages")
         await self.abort()
         previous = self.session.get_session_file()
@@ -573,7 +549,7 @@ class AgentSession:
         target = output_path
         if target is not None and not Path(target).is_absolute():
             target = str(self.cwd / target)
-        return str(export_session_html(self.session, target))  # type: ignore[arg-type]
+        return str(export_session_html(self.session, target))
 
     def set_session_name(self, name: str) -> None:
         self.session.append_session_info(name)
@@ -592,9 +568,9 @@ class AgentSession:
 
     def set_thinking_level(self, level: str) -> None:
         model = self.model
-        clamped = clamp_thinking_level(level, model) if model is not None else level
+        clamped = clamp_thinking_level(level, model) if model is not None else as_thinking_level(level)
         if clamped != self.agent.state.thinking_level:
-            self.agent.set_thinking_level(clamped)  # type: ignore[arg-type]
+            self.agent.set_thinking_level(clamped)
             self.session.append_thinking_level_change(clamped)
 
     def available_thinking_levels(self) -> list[str]:
@@ -772,7 +748,6 @@ __all__ = [
     "AgentSession",
     "BashResult",
     "NoApiKeyError",
-    "SessionStore",
     "StreamingBehavior",
     "is_retryable_error",
     "stream_options_for",

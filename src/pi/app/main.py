@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pi.app.args import BUILTIN_TOOLS, Args
+from pi.app.args import Args
 
 
 class CliError(Exception):
@@ -84,7 +84,7 @@ def export_session(source: str, output: str | None, cwd: Path) -> int:
 
 
 def _select_tools(args: Args, cwd: Path) -> list[Any]:
-    from pi.tools import DEFAULT_ACTIVE_TOOL_NAMES, create_all_tools
+    from pi.tools import ALL_TOOL_NAMES, DEFAULT_ACTIVE_TOOL_NAMES, create_tool
 
     if args.no_tools or args.no_builtin_tools:
         names: list[str] = list(args.tools or [])
@@ -93,8 +93,7 @@ def _select_tools(args: Args, cwd: Path) -> list[Any]:
     else:
         names = list(DEFAULT_ACTIVE_TOOL_NAMES)
     names = [n for n in names if n not in args.exclude_tools]
-    all_tools = create_all_tools(str(cwd))
-    return [all_tools[n] for n in BUILTIN_TOOLS if n in names]  # type: ignore[index]
+    return [create_tool(name, str(cwd)) for name in ALL_TOOL_NAMES if name in names]
 
 
 def _read_stdin() -> str | None:

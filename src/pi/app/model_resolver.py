@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import get_args
 
+from pi.agent.agent import AgentThinkingLevel
 from pi.ai.types import Model
 from pi.app.args import THINKING_LEVELS
 
@@ -152,7 +154,15 @@ def default_model(
     return available[0] if available else None
 
 
-def clamp_thinking_level(level: str, model: Model) -> str:
+_LEVELS: dict[str, AgentThinkingLevel] = {level: level for level in get_args(AgentThinkingLevel)}
+
+
+def as_thinking_level(level: str) -> AgentThinkingLevel:
+    """`level` as a thinking level; anything unknown (a typo in settings.json) means the default."""
+    return _LEVELS.get(level, _LEVELS[DEFAULT_THINKING_LEVEL])
+
+
+def clamp_thinking_level(level: str, model: Model) -> AgentThinkingLevel:
     """Non-reasoning models think "off"; xhigh exists only on a few models."""
     if not model.reasoning:
         return "off"
@@ -160,7 +170,7 @@ def clamp_thinking_level(level: str, model: Model) -> str:
         from pi.ai.options import supports_xhigh
 
         return "xhigh" if supports_xhigh(model) else "high"
-    return level
+    return as_thinking_level(level)
 
 
 __all__ = [
@@ -168,6 +178,7 @@ __all__ = [
     "DEFAULT_THINKING_LEVEL",
     "ModelResolutionError",
     "ResolvedModel",
+    "as_thinking_level",
     "clamp_thinking_level",
     "default_model",
     "resolve_cli_model",

@@ -20,7 +20,7 @@ from pi.ai.types import Model
 from pi.app.agent_session import AgentSession, stream_options_for, thinking_budgets_from
 from pi.app.auth import AuthStorage
 from pi.app.model_registry import ModelRegistry
-from pi.app.model_resolver import DEFAULT_THINKING_LEVEL, clamp_thinking_level, default_model
+from pi.app.model_resolver import DEFAULT_THINKING_LEVEL, as_thinking_level, clamp_thinking_level, default_model
 from pi.app.paths import agent_dir as default_agent_dir
 from pi.app.paths import auth_path, models_path
 from pi.app.resources import ResourceOptions, Resources, load_resources
@@ -109,13 +109,13 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
     agent = Agent(
         model=model,
         system_prompt=system_prompt,
-        thinking_level=level,  # type: ignore[arg-type]
+        thinking_level=as_thinking_level(level),
         tools=tools,
         messages=restored.messages,
         stream_fn=opts.stream_fn,
         session_id=session.get_session_id(),
-        steering_mode=settings.steering_mode,  # type: ignore[arg-type]
-        follow_up_mode=settings.follow_up_mode,  # type: ignore[arg-type]
+        steering_mode=settings.steering_mode,
+        follow_up_mode=settings.follow_up_mode,
         thinking_budgets=thinking_budgets_from(settings),
         max_retry_delay_ms=settings.retry.max_delay_ms,
         stream_options=stream_options_for(registry, model, registry.get_api_key(model.provider)) if model else None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pi.app.atomic_file import write_atomic
 from pi.app.paths import project_dir, settings_path
@@ -149,12 +149,12 @@ class SettingsManager:
         )
 
     @property
-    def steering_mode(self) -> str:
-        return str(self._merged.get("steeringMode", "one-at-a-time"))
+    def steering_mode(self) -> Literal["all", "one-at-a-time"]:
+        return "all" if self._merged.get("steeringMode") == "all" else "one-at-a-time"
 
     @property
-    def follow_up_mode(self) -> str:
-        return str(self._merged.get("followUpMode", "one-at-a-time"))
+    def follow_up_mode(self) -> Literal["all", "one-at-a-time"]:
+        return "all" if self._merged.get("followUpMode") == "all" else "one-at-a-time"
 
     @property
     def thinking_budgets(self) -> dict[str, int] | None:
