@@ -1,5 +1,5 @@
 """`python -m pi` runs the same entry point as the `pi` console script."""
 
-from pi.app.cli import main
+from pi.app.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -93,3 +93,26 @@ def main(argv: list[str] | None = None) -> int:
     from pi.app.main import run
 
     return run(args)
+
+
+def entry() -> None:
+    """The `pi` executable (console script and ``python -m pi``): run, then end the process at once."""
+    _exit_now(main())
+
+
+def _exit_now(code: int) -> None:
+    """End the process without tearing the interpreter down.
+
+    Unloading a few hundred modules and collecting every object costs about 40 ms, a tenth of a
+    typical `pi -p` run, and buys nothing: the session file is written with unbuffered appends,
+    settings and auth.json are written atomically and closed, and no exit handler of ours needs to
+    run. Only the standard streams hold buffered data, so they are flushed first.
+    """
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
