@@ -16,18 +16,17 @@ from pathlib import Path
 from tests.support.cli_env import MODEL, Env
 from tests.support.openai_chunks import text_reply, tool_reply
 
-# Runs `pi` in-process and, at exit, writes the names of every module that really got loaded.
+# Runs `pi` in-process (its `main`, which returns instead of ending the process) and then writes the
+# names of every module that really got loaded.
 _RUN_AND_LIST_MODULES = """
-import atexit, json, os, runpy, sys
+import json, os, sys
+from pi.app.cli import main
 
-def dump():
-    loaded = sorted(name for name, module in sys.modules.items() if module is not None)
-    with open(os.environ["MODULES_OUT"], "w") as out:
-        json.dump(loaded, out)
-
-atexit.register(dump)
-sys.argv = ["pi", *json.loads(os.environ["PI_ARGS"])]
-runpy.run_module("pi", run_name="__main__", alter_sys=True)
+code = main(json.loads(os.environ["PI_ARGS"]))
+loaded = sorted(name for name, module in sys.modules.items() if module is not None)
+with open(os.environ["MODULES_OUT"], "w") as out:
+    json.dump(loaded, out)
+sys.exit(code)
 """
 
 NOT_NEEDED = (

@@ -12,7 +12,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from pi.agent import Agent
 from pi.agent.events import AgentEvent, MessageEndEvent
@@ -45,12 +45,13 @@ from pi.app.session_events import (
 )
 from pi.app.settings import SettingsManager
 from pi.app.skills import expand_skill_command
-from pi.session.compaction import CompactionCancelledError, CompactionError, CompleteFn, prepare_compaction
-from pi.session.compaction import compact as run_compaction
 from pi.session.entries import MessageEntry
 from pi.session.manager import SessionManager
 from pi.session.messages import BashExecutionMessage, CustomMessage, convert_to_llm
 from pi.session.tokens import estimate_context_tokens, should_compact
+
+if TYPE_CHECKING:
+    from pi.session.compaction import CompleteFn
 
 StreamingBehavior: TypeAlias = Literal["steer", "followUp"]
 SessionListener: TypeAlias = Callable[[SessionEvent], "Awaitable[None] | None"]
@@ -405,6 +406,8 @@ class AgentSession:
             await self._auto_compact("threshold", will_retry=False)
 
     async def _auto_compact(self, reason: Literal["threshold", "overflow"], will_retry: bool) -> bool:
+        from pi.session.compaction import CompactionCancelledError
+
         await self._emit(AutoCompactionStartEvent(reason=reason))
         try:
             result = await self.compact()
@@ -440,6 +443,9 @@ class AgentSession:
         Returns pi's CompactionResult JSON; raises CompactionError when there is nothing to compact
         or the summary fails (the session is then unchanged).
         """
+        from pi.session.compaction import CompactionCancelledError, CompactionError, prepare_compaction
+        from pi.session.compaction import compact as run_compaction
+
         model = self._require_model()
         preparation = prepare_compaction(self.session.get_branch(), self.settings.compaction)
         if preparation is None:

@@ -108,11 +108,10 @@ def _exit_now(code: int) -> None:
     settings and auth.json are written atomically and closed, and no exit handler of ours needs to
     run. Only the standard streams hold buffered data, so they are flushed first.
     """
+    import contextlib
     import os
 
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe (`pi -p ... | head -1`) is fine
             stream.flush()
-        except (OSError, ValueError):
-            pass
     os._exit(code)

@@ -23,7 +23,6 @@ from pydantic import BaseModel, Field
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
 from pi.ai.types import PiModel, TextContent
-from pi.tools.ripgrep import find_rg
 from pi.tools.shell import (
     CommandAborted,
     CommandTimedOut,
@@ -177,6 +176,8 @@ def _base_environment(options: BashToolOptions) -> dict[str, str]:
         for name in SESSION_ENV_NAMES:
             env.pop(name, None)
     # rg ships inside our environment; make it reachable from commands, last so nothing else is shadowed.
+    from pi.tools.ripgrep import find_rg  # only to put rg on PATH; its search code stays unloaded
+
     rg = find_rg()
     path = env.get("PATH", "")
     if rg is not None and shutil.which("rg", path=path) is None:
