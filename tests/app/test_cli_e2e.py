@@ -272,3 +272,13 @@ def test_expired_login_says_so(env: Env) -> None:
     done = env.run("-p", "--provider", "anthropic", "--model", "claude-opus-4-6", "x")
     assert done.returncode == 1
     assert 'Authentication failed for "anthropic"' in done.stderr and "expired" in done.stderr
+
+
+def test_flags_this_version_cannot_act_on_are_reported(env: Env) -> None:
+    env.server.queue(text_reply("ok"))
+    done = env.run("-p", *MODEL, "-e", "my_ext.py", "x")
+    assert done.returncode == 0
+    assert 'Warning: extensions are not supported in this version; ignoring "my_ext.py"' in done.stderr
+    resume = env.run("-r", *MODEL)
+    assert resume.returncode == 1
+    assert "Use -c to continue the latest session" in resume.stderr

@@ -66,6 +66,14 @@ def list_models(registry: Any, search: str | None) -> int:
     return 0
 
 
+def _unsupported_flag_warnings(args: Args) -> list[str]:
+    """Flags pi accepts that this version cannot act on yet: say so instead of silently ignoring them."""
+    out = [f'Warning: extensions are not supported in this version; ignoring "{path}"' for path in args.extensions]
+    if args.themes:
+        out.append("Warning: themes only apply to the interactive UI, which this version does not have")
+    return out
+
+
 def export_session(source: str, output: str | None, cwd: Path) -> int:
     from pi.session.export_html import export_session_html
 
@@ -184,6 +192,13 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
         _warn(message)
     for message in args.warnings:
         _warn(message)
+    for message in _unsupported_flag_warnings(args):
+        _warn(message)
+    if args.resume:
+        raise CliError(
+            "--resume opens a session picker, which needs the interactive UI (not in this version).\n"
+            "Use -c to continue the latest session, or --session <id-prefix|path> for a given one."
+        )
 
     if args.list_models:
         return list_models(registry, args.list_models_search)
