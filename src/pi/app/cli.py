@@ -29,7 +29,7 @@ Model:
 
 Sessions:
   -c, --continue               Continue the most recent session in this directory
-  -r, --resume                 Pick a session to resume
+  -r, --resume                 Pick a session to resume (interactive UI; not in this version)
   --session <path|id>          Open a session file, or the session whose id starts with <id>
   --session-dir <dir>          Keep sessions in <dir>
   --no-session                 Keep nothing on disk
@@ -41,7 +41,7 @@ Tools and resources:
   --exclude-tools <list>       Disable these tools
   --no-tools                   Start with no built-in tools (--tools adds some back)
   --no-builtin-tools           Same as --no-tools for built-ins; extension tools stay
-  -e, --extension <path>       Load an extension (repeatable)
+  -e, --extension <path>       Load an extension (repeatable; not supported in this version yet)
   -ne, --no-extensions         Do not discover extensions
   --skill <path>               Load a skill file or directory (repeatable)
   -ns, --no-skills             Do not discover skills
