@@ -38,3 +38,20 @@ def test_case_189_grep_is_callable_only_once_enabled(env: Env) -> None:
     tools = [t["function"]["name"] for t in env.server.requests[3].json()["tools"]]
     assert tools == ["read", "grep"]
     assert "Use bash for file operations" not in json.dumps(env.server.requests[3].json()["messages"][0])
+
+
+def test_settings_shell_prefix_and_shell_path_reach_the_bash_tool(env: Env) -> None:
+    (env.agent_dir / "settings.json").write_text(
+        json.dumps({"shellCommandPrefix": "export GREETING=from-prefix", "shellPath": "/bin/bash"})
+    )
+    env.server.queue(tool_reply([("bash", {"command": "echo $GREETING"})]), text_reply("done"))
+    assert env.run("-p", *MODEL, "greet").returncode == 0
+    results = [m for m in env.server.requests[1].json()["messages"] if m["role"] == "tool"]
+    assert results[0]["content"].strip() == "from-prefix"
+
+
+def test_missing_custom_shell_is_an_error(env: Env) -> None:
+    (env.agent_dir / "settings.json").write_text(json.dumps({"shellPath": "/nowhere/bash"}))
+    done = env.run("-p", *MODEL, "x")
+    assert done.returncode == 1
+    assert "Custom shell path not found: /nowhere/bash" in done.stderr

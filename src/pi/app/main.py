@@ -91,7 +91,26 @@ def export_session(source: str, output: str | None, cwd: Path) -> int:
     return 0
 
 
-def _select_tools(args: Args, cwd: Path) -> list[Any]:
+def _tool_options(settings: Any) -> Any:
+    """What settings.json says about the tools: the shell, a prefix run before each command, image resizing."""
+    from pi.tools import BashToolOptions, ReadToolOptions, ToolsOptions
+
+    shell_path = settings.get("shellPath")
+    if shell_path is not None and not Path(str(shell_path)).expanduser().exists():
+        raise CliError(f"Custom shell path not found: {shell_path}\nFix or remove shellPath in settings.json.")
+    prefix = settings.get("shellCommandPrefix")
+    images = settings.get("images")
+    auto_resize = not (isinstance(images, dict) and images.get("autoResize") is False)
+    return ToolsOptions(
+        bash=BashToolOptions(
+            shell_path=str(Path(str(shell_path)).expanduser()) if shell_path else None,
+            command_prefix=prefix if isinstance(prefix, str) and prefix else None,
+        ),
+        read=ReadToolOptions(auto_resize_images=auto_resize),
+    )
+
+
+def _select_tools(args: Args, cwd: Path, settings: Any = None) -> list[Any]:
     from pi.tools import ALL_TOOL_NAMES, DEFAULT_ACTIVE_TOOL_NAMES, create_tool
 
     if args.no_tools or args.no_builtin_tools:
@@ -101,7 +120,8 @@ def _select_tools(args: Args, cwd: Path) -> list[Any]:
     else:
         names = list(DEFAULT_ACTIVE_TOOL_NAMES)
     names = [n for n in names if n not in args.exclude_tools]
-    return [create_tool(name, str(cwd)) for name in ALL_TOOL_NAMES if name in names]
+    options = _tool_options(settings) if settings is not None else None
+    return [create_tool(name, str(cwd), options) for name in ALL_TOOL_NAMES if name in names]
 
 
 def _read_stdin() -> str | None:
@@ -284,7 +304,7 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
         agent_dir=agent_dir,
         model=model,
         thinking_level=thinking,
-        tools=_select_tools(args, cwd),
+        tools=_select_tools(args, cwd, settings),
         settings=settings,
         auth=auth,
         model_registry=registry,
