@@ -419,6 +419,29 @@ async def test_case_150_output_after_grace_is_dropped(tmp_path: Path) -> None:
     assert time.monotonic() - started < 0.8
 
 
+async def test_abort_stops_a_background_writer_after_the_shell_exited(tmp_path: Path) -> None:
+    # The shell is gone, but a child it left behind keeps writing, so the pipe never goes quiet:
+    # Esc must still end the call and the child.
+    controller = AbortController()
+    asyncio.get_running_loop().call_later(0.4, controller.abort)
+    started = time.monotonic()
+    command = "(while :; do echo 63.719; sleep 0.03; done) & echo early"
+    error = await asyncio.wait_for(run_error(tmp_path, command, signal=controller.signal), 5)
+    assert str(error).startswith("early\n")
+    assert str(error).endswith("\n\nCommand aborted")
+    assert time.monotonic() - started < 2
+    assert await wait_gone("63.719") == []
+
+
+async def test_timeout_stops_a_background_writer_after_the_shell_exited(tmp_path: Path) -> None:
+    started = time.monotonic()
+    command = "(while :; do echo 63.721; sleep 0.03; done) & echo early"
+    error = await asyncio.wait_for(run_error(tmp_path, command, timeout=0.4), 5)
+    assert str(error).endswith("\n\nCommand timed out after 0.4 seconds")
+    assert time.monotonic() - started < 2
+    assert await wait_gone("63.721") == []
+
+
 async def test_tracked_groups_can_be_killed(tmp_path: Path) -> None:
     task = asyncio.ensure_future(run(tmp_path, "sleep 92.417"))
     await asyncio.sleep(0.3)

@@ -135,11 +135,23 @@ async def test_case_162_long_lines_are_cut(tmp_path: Path, engine: str) -> None:
     (tmp_path / "f.txt").write_text("a" * 600 + "needle\n")
     result = await grep(tmp_path, pattern="needle")
     assert text_of(result) == (
-        "f.txt:1: " + "a" * 491 + "... [truncated]\n\n"
+        "f.txt:1: " + "a" * 500 + "... [truncated]\n\n"
         "[Some lines truncated to 500 chars. Use read tool to see full lines]"
     )
     assert isinstance(result.details, GrepToolDetails)
     assert result.details.lines_truncated is True
+
+
+async def test_match_on_a_line_longer_than_the_pipe_buffer(tmp_path: Path, engine: str) -> None:
+    # Minified files put a whole program on one line; a match there must not break the search.
+    (tmp_path / "min.js").write_text("x" * 200_000 + "needle\nneedle two\n")
+    notice = "\n\n[Some lines truncated to 500 chars. Use read tool to see full lines]"
+    long_match = "min.js:1: " + "x" * 500 + "... [truncated]"
+    text = text_of(await grep(tmp_path, pattern="needle"))
+    assert text == f"{long_match}\nmin.js:2: needle two{notice}"
+    text = text_of(await grep(tmp_path, pattern="needle", context=1))
+    long_context = "min.js-1- " + "x" * 500 + "... [truncated]"
+    assert text == f"{long_match}\nmin.js-2- needle two\n{long_context}\nmin.js:2: needle two{notice}"
 
 
 async def test_case_163_limit_zero_means_one(tmp_path: Path, engine: str) -> None:

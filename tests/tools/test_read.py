@@ -134,6 +134,22 @@ async def test_c31_newline_terminated_file_counts_its_real_lines(tool: AgentTool
     assert text.endswith("[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]")
 
 
+async def test_only_the_final_newline_past_the_byte_limit_is_not_a_cut(
+    tool: AgentTool[ReadParams], tmp_path: Path
+) -> None:
+    # Every line fits in 50KB; only the newline ending the last one does not. Nothing is left to page
+    # to, so a notice saying "Use offset=N to continue" would send the model into an offset error.
+    for content in ("y" * 51200 + "\n", "a" * 25599 + "\n" + "b" * 25600 + "\n"):
+        put(tmp_path, "f.txt", content)
+        result = await read(tool, "f.txt")
+        assert text_of(result) == content
+        assert result.details is None
+    put(tmp_path, "g.txt", "a" * 25599 + "\n" + "b" * 25600 + "\nc\n")
+    assert text_of(await read(tool, "g.txt", limit=2)) == (
+        "a" * 25599 + "\n" + "b" * 25600 + "\n\n[1 more lines in file. Use offset=3 to continue.]"
+    )
+
+
 async def test_c32_empty_file(tool: AgentTool[ReadParams], tmp_path: Path) -> None:
     put(tmp_path, "empty.txt", "")
     assert text_of(await read(tool, "empty.txt")) == ""

@@ -111,6 +111,7 @@ class _Formatter:
         self.lines_truncated = False
 
     def _cut(self, line: str) -> str:
+        """Only the file's text is cut, so the path and line number always survive."""
         text, cut = truncate_line(line)
         self.lines_truncated = self.lines_truncated or cut
         return text
@@ -126,7 +127,7 @@ class _Formatter:
     async def format(self, match: ripgrep.GrepMatch) -> list[str]:
         shown = _display_path(match.path, self.search_path, self.is_directory)
         if self.context == 0 and match.text is not None:
-            return [self._cut(f"{shown}:{match.line_number}: {match.text}")]
+            return [f"{shown}:{match.line_number}: {self._cut(match.text)}"]
         lines = await self._lines(match.path)
         if lines is None:
             return [f"{shown}:{match.line_number}: (unable to read file)"]
@@ -135,9 +136,9 @@ class _Formatter:
         out: list[str] = []
         for number in range(first, last + 1):
             separator = ":" if number == match.line_number else "-"
-            out.append(self._cut(f"{shown}{separator}{number}{separator} {lines[number - 1]}"))
+            out.append(f"{shown}{separator}{number}{separator} {self._cut(lines[number - 1])}")
         if not out:
-            out.append(self._cut(f"{shown}:{match.line_number}: {match.text or ''}"))
+            out.append(f"{shown}:{match.line_number}: {self._cut(match.text or '')}")
         return out
 
 

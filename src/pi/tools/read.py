@@ -346,6 +346,10 @@ def create_read_tool(cwd: str, options: ReadToolOptions | None = None) -> AgentT
         text, complete = window.selection()
         truncation = truncate_head(text, DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES)
         selected_lines = (min(total, stop) if stop is not None else total) - start
+        if complete and truncation.truncated and truncation.output_lines >= selected_lines:
+            # Every selected line fits; only the newline ending the last one is past the byte limit.
+            # There is nothing to page on to, so the text goes out whole, without a notice.
+            truncation = dataclasses.replace(truncation, content=text, truncated=False, truncated_by=None)
         if not complete or truncation.truncated:
             truncation = dataclasses.replace(
                 truncation, total_lines=selected_lines, total_bytes=window.selection_bytes()

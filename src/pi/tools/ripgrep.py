@@ -19,7 +19,7 @@ import signal as signal_module
 import sys
 import sysconfig
 import threading
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, TypeVar
@@ -98,6 +98,8 @@ def _line_text(raw: str) -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
+_READ_SIZE = 1 << 16
+
 _RG_FILE_ERROR = re.compile(r"^rg: .*\((?:os error \d+)\)$")
 
 
@@ -131,10 +133,7 @@ async def rg_search(rg: str, query: GrepQuery, signal: AbortSignal | None = None
 
     async def consume() -> None:
         assert proc.stdout is not None
-        while True:
-            line = await proc.stdout.readline()
-            if not line:
-                return
+        async for line in _json_lines(proc.stdout):
             if b'"type":"match"' not in line[:20]:
                 continue
             event = json.loads(line)
@@ -163,6 +162,25 @@ async def rg_search(rg: str, query: GrepQuery, signal: AbortSignal | None = None
         message = stderr.removeprefix("rg: ") if stderr else f"ripgrep exited with code {code}"
         raise SearchError(message)
     return outcome
+
+
+async def _json_lines(stream: asyncio.StreamReader) -> AsyncIterator[bytes]:
+    """Lines of any length: one JSON event carries a whole matched line, and minified files have huge ones.
+
+    (`StreamReader.readline` gives up on lines longer than its 64 KiB buffer limit.)
+    """
+    pending = bytearray()
+    while chunk := await stream.read(_READ_SIZE):
+        start = len(pending)
+        pending += chunk
+        end = pending.rfind(b"\n", start)
+        if end == -1:
+            continue
+        for line in bytes(pending[:end]).split(b"\n"):
+            yield line
+        del pending[: end + 1]
+    if pending:
+        yield bytes(pending)
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:

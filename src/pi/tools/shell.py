@@ -287,44 +287,48 @@ async def run_shell_command(
     stop_reason: str | None = None
     stopped = asyncio.Event()
     """Set when the shell exits, or earlier when an abort or the timeout decides to stop it."""
+    interrupted = asyncio.Event()
+    """Set by an abort or the timeout only; they still apply while output is drained after the exit."""
 
-    def on_abort() -> None:
+    def interrupt(reason: str) -> None:
         nonlocal stop_reason
         if stop_reason is None:
-            stop_reason = "aborted"
+            stop_reason = reason
             stopped.set()
+            interrupted.set()
 
-    remove_listener = signal.add_listener(on_abort) if signal is not None else None
-    timer = None
-    if timeout is not None:
+    remove_listener = signal.add_listener(lambda: interrupt("aborted")) if signal is not None else None
+    timer = loop.call_later(timeout, interrupt, "timeout") if timeout is not None else None
 
-        def on_timeout() -> None:
-            nonlocal stop_reason
-            if stop_reason is None:
-                stop_reason = "timeout"
-                stopped.set()
-
-        timer = loop.call_later(timeout, on_timeout)
+    async def stop_if_interrupted() -> None:
+        if stop_reason is None:
+            return
+        await kill_process_group(proc.pid)
+        if stop_reason == "aborted":
+            raise CommandAborted()
+        assert timeout is not None
+        raise CommandTimedOut(timeout)
 
     watcher.exited.add_done_callback(lambda _: stopped.set())
     try:
         await stopped.wait()
-        if stop_reason is not None:
-            await kill_process_group(proc.pid)
-            if stop_reason == "aborted":
-                raise CommandAborted()
-            assert timeout is not None
-            raise CommandTimedOut(timeout)
+        await stop_if_interrupted()
 
         # The shell is gone; collect what is still in flight, but do not wait on a background child
-        # that keeps the pipe open: stop once it has been quiet for the grace period.
+        # that keeps the pipe open: stop once it has been quiet for the grace period. A child that
+        # never goes quiet is only stopped by an abort or the timeout, which kill its group.
         exit_time = loop.time()
-        while not reader.eof.is_set():
+        while not reader.eof.is_set() and not interrupted.is_set():
             idle = loop.time() - max(exit_time, reader.last_data)
             if idle >= EXIT_STDIO_GRACE_S:
                 break
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(reader.eof.wait(), EXIT_STDIO_GRACE_S - idle)
+            waiters = [asyncio.ensure_future(reader.eof.wait()), asyncio.ensure_future(interrupted.wait())]
+            try:
+                await asyncio.wait(waiters, timeout=EXIT_STDIO_GRACE_S - idle, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiter in waiters:
+                    waiter.cancel()
+        await stop_if_interrupted()
         if reader.error is not None:
             raise reader.error
         code = watcher.exited.result()
