@@ -76,3 +76,18 @@ async def test_failures_are_reported_in_the_result() -> None:
     assert _prompt(replaced.requests[0][0]).endswith("</conversation>\n\nONLY THIS")
     empty = await generate_branch_summary([], MODEL, None, FakeComplete())
     assert empty.summary == "No content to summarize"
+
+
+def test_file_lists_of_a_compaction_on_the_abandoned_branch_are_carried_over() -> None:
+    # The walk stops at a compaction: the files read and changed before it are known only from its details.
+    manager = SessionManager.in_memory("/p")
+    fork = manager.append_message(user("start"))
+    manager.append_message(user("try B"))
+    manager.append_message(assistant("", calls=[call("read", path="early.py")]))
+    kept = manager.append_message(user("continue"))
+    manager.append_compaction("S", kept, 10, {"readFiles": ["early.py"], "modifiedFiles": ["changed.py"]})
+    manager.append_message(assistant("", calls=[call("read", "c2", path="late.py")]))
+    old_leaf = manager.append_message(assistant("B done"))
+    entries = collect_entries_for_branch_summary(manager, old_leaf, fork).entries
+    prepared = prepare_branch_entries(entries)
+    assert prepared.file_ops.read == {"early.py", "late.py"} and prepared.file_ops.edited == {"changed.py"}

@@ -294,3 +294,105 @@ async def test_errors_and_cancellation() -> None:
     controller.abort()
     with pytest.raises(CompactionCancelledError):
         await compact(preparation, MODEL, None, FakeComplete(), signal=controller.signal)
+
+
+def _text_of(message: AgentMessage) -> str:
+    content = getattr(message, "content", "")
+    if isinstance(content, str):
+        return content
+    return "".join(b.text for b in content if isinstance(b, TextContent))
+
+
+def test_next_compaction_summarizes_what_the_previous_one_kept() -> None:
+    # The kept messages are in the context verbatim, not in the old summary: dropping them from the
+    # next summary would lose them from the context altogether.
+    manager = SessionManager.in_memory("/p")
+    manager.append_message(user("old question"))
+    manager.append_message(assistant("old answer"))
+    kept = manager.append_message(user("kept question"))
+    manager.append_message(assistant("", calls=[call("read", "c1", path="kept.py")]))
+    manager.append_message(result("kept content", "c1"))
+    manager.append_message(assistant("kept answer"))
+    manager.append_compaction("S1", kept, 100)
+    manager.append_message(user("new question " + "x" * 40))
+    manager.append_message(assistant("new answer " + "x" * 40))
+    manager.append_message(user("latest question " + "x" * 40))
+    manager.append_message(assistant("latest answer " + "x" * 40))
+    preparation = prepare_compaction(manager.get_branch(), CompactionSettings(keep_recent_tokens=20))
+    assert preparation is not None and preparation.previous_summary == "S1"
+    assert [_text_of(m)[:8] for m in preparation.messages_to_summarize] == [
+        "kept que",
+        "",
+        "kept con",
+        "kept ans",
+        "new ques",
+        "new answ",
+    ]
+    assert preparation.file_ops.read == {"kept.py"}
+
+
+def test_tokens_before_counts_the_kept_messages_of_the_previous_compaction() -> None:
+    manager = SessionManager.in_memory("/p")
+    manager.append_message(user("old"))
+    kept = manager.append_message(user("k" * 4000))
+    manager.append_compaction("S1", kept, 100)
+    manager.append_message(user("n" * 400))
+    manager.append_message(user("m" * 400))
+    preparation = prepare_compaction(manager.get_branch(), CompactionSettings(keep_recent_tokens=50))
+    assert preparation is not None
+    assert preparation.tokens_before == estimate_context_tokens(manager.build_session_context().messages).tokens
+    assert preparation.tokens_before > 1000
+
+
+async def test_split_turn_right_after_a_compaction_keeps_the_previous_summary() -> None:
+    # One long turn that began at the previous cut: nothing before it to summarize, but the old
+    # summary must not be replaced by "No prior history.".
+    manager = SessionManager.in_memory("/p")
+    manager.append_message(user("old question"))
+    manager.append_message(assistant("old answer"))
+    turn = manager.append_message(user("big task"))
+    manager.append_message(assistant("", calls=[call("read", path="x.py")]))
+    manager.append_message(result("x" * 400))
+    manager.append_compaction("OLD SUMMARY", turn, 100)
+    manager.append_message(assistant("y" * 400, calls=[call("read", "c2", path="y.py")]))
+    manager.append_message(result("y" * 40, "c2"))
+    preparation = prepare_compaction(
+        manager.get_branch(), CompactionSettings(reserve_tokens=1000, keep_recent_tokens=100)
+    )
+    assert preparation is not None and preparation.is_split_turn
+    assert preparation.messages_to_summarize == []
+    fake = FakeComplete()
+    outcome = await compact(preparation, MODEL, None, fake)
+    assert outcome.summary.startswith("OLD SUMMARY\n\n---\n\n**Turn Context (split turn):**\n\n")
+    assert "No prior history." not in outcome.summary
+
+
+async def test_summary_max_tokens_stay_within_the_models_output_limit() -> None:
+    manager = SessionManager.in_memory("/p")
+    manager.append_message(user("old question"))
+    manager.append_message(assistant("old answer"))
+    manager.append_message(user("big task"))
+    manager.append_message(assistant("", calls=[call("read", path="x.py")]))
+    manager.append_message(result("x" * 400))
+    manager.append_message(assistant("y" * 400, calls=[call("read", "c2", path="y.py")]))
+    manager.append_message(result("y" * 40, "c2"))
+    preparation = prepare_compaction(
+        manager.get_branch(), CompactionSettings(reserve_tokens=16384, keep_recent_tokens=100)
+    )
+    assert preparation is not None and preparation.is_split_turn
+    fake = FakeComplete()
+    await compact(preparation, MODEL.model_copy(update={"max_tokens": 4096}), None, fake)
+    assert sorted(options.max_tokens or 0 for _, options in fake.requests) == [4096, 4096]
+    fake = FakeComplete()
+    await compact(preparation, MODEL.model_copy(update={"max_tokens": 0}), None, fake)
+    assert sorted(options.max_tokens or 0 for _, options in fake.requests) == [8192, 13107]
+
+
+def test_a_reply_without_usage_does_not_hide_the_context_size() -> None:
+    # Some servers report no usage at all; a zero total must not stand for the whole context.
+    messages: list[AgentMessage] = [user("x" * 4000), assistant("ok", total_tokens=0), user("y" * 400)]
+    estimate = estimate_context_tokens(messages)
+    assert estimate.last_usage_index is None
+    assert estimate.tokens == 1000 + 1 + 100
+    with_usage: list[AgentMessage] = [*messages[:2], assistant("ok", total_tokens=5000), user("z" * 40)]
+    assert estimate_context_tokens(with_usage).tokens == 5010

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 
 from pi.ai.types import UserMessage
 from pi.session import LATEST, ModelRef, SessionManager, build_session_context
@@ -86,3 +88,24 @@ def test_leaf_argument_none_latest_and_unknown() -> None:
     assert len(build_session_context(entries, entries[0].id).messages) == 1
     assert build_session_context([]).messages == []
     assert isinstance(build_session_context(entries).messages[0], UserMessage)
+
+
+def test_a_compaction_with_an_unreadable_token_count_still_applies(tmp_path: Path) -> None:
+    # JSON has no NaN: another writer's failed count arrives as null, which must not make the session unloadable.
+    file = tmp_path / "s.jsonl"
+    stamp = "2025-01-01T00:00:00.000Z"
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": stamp, "cwd": "/p"},
+        {"type": "message", "id": "a", "parentId": None, "timestamp": stamp, "message": user("old").to_json_dict()},
+        {"type": "message", "id": "b", "parentId": "a", "timestamp": stamp, "message": user("kept").to_json_dict()},
+        {"type": "compaction", "id": "c", "parentId": "b", "timestamp": stamp, "summary": "S", "firstKeptEntryId": "b"}
+        | {"tokensBefore": None},
+    ]
+    file.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    manager = SessionManager.open(file)
+    messages = manager.build_session_context().messages
+    assert isinstance(messages[0], CompactionSummaryMessage) and messages[0].summary == "S"
+    assert messages[0].tokens_before == 0
+    assert _contents(messages[1:]) == ["kept"]
+    manager.append_message(user("more"))
+    assert json.loads(file.read_text().splitlines()[3])["tokensBefore"] is None

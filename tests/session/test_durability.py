@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -10,6 +11,8 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+
+import pytest
 
 from pi.ai.types import UserMessage
 from pi.session import SessionManager
@@ -105,3 +108,51 @@ def test_two_processes_appending_never_interleave_lines(tmp_path: Path) -> None:
         assert [t.split("-")[1] for t in mine] == [str(i) for i in range(count)]
         assert all(t.endswith(tag[0] * size) for t in mine)
     assert SessionManager.open(file).warnings == []
+
+
+def _fill_disk_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next write stores half its bytes and then fails as a full disk does."""
+    real_write = os.write
+    state = {"failed": False}
+
+    def write(fd: int, data: bytes) -> int:
+        if state["failed"] or b'"type":"message"' not in bytes(data):
+            return real_write(fd, data)
+        state["failed"] = True
+        real_write(fd, bytes(data)[: len(data) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", write)
+
+
+def test_a_write_cut_short_by_a_full_disk_costs_no_entry_once_space_is_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manager = SessionManager.create("/p", session_dir=tmp_path)
+    manager.append_message(user("hi"))
+    manager.append_message(assistant("hello"))
+    with monkeypatch.context() as patch:
+        _fill_disk_once(patch)
+        with pytest.raises(OSError, match="No space left"):
+            manager.append_message(user("while the disk was full"))
+    manager.append_message(assistant("after space was freed"))
+    file = manager.get_session_file()
+    assert file is not None
+    reopened = SessionManager.open(file)
+    texts = [getattr(m, "content", None) for m in reopened.build_session_context().messages]
+    assert texts[0] == "hi" and texts[2] == "while the disk was full" and len(texts) == 4
+
+
+def test_a_first_write_cut_short_leaves_no_broken_header(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    manager = SessionManager.create("/p", session_dir=tmp_path)
+    manager.append_message(user("hi"))
+    with monkeypatch.context() as patch:
+        _fill_disk_once(patch)
+        with pytest.raises(OSError, match="No space left"):
+            manager.append_message(assistant("hello"))
+    manager.append_message(user("again"))
+    file = manager.get_session_file()
+    assert file is not None
+    reopened = SessionManager.open(file)
+    assert [m.role for m in reopened.build_session_context().messages] == ["user", "assistant", "user"]
+    assert reopened.warnings == []

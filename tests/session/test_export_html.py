@@ -62,3 +62,10 @@ def test_export_from_a_path_to_a_chosen_file(tmp_path: Path) -> None:
     manager = _session(tmp_path)
     output = export_session_html(manager.get_session_file() or "", tmp_path / "out" / "page.html")
     assert output.exists() and output.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_export_of_a_missing_file_is_an_error_not_an_empty_page(tmp_path: Path) -> None:
+    missing = tmp_path / "nothere.jsonl"
+    with pytest.raises(FileNotFoundError, match=r"nothere\.jsonl"):
+        export_session_html(missing, tmp_path / "page.html")
+    assert not (tmp_path / "page.html").exists() and not missing.exists()

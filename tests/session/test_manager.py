@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pi.session import LabelEntry, SessionManager
+from pi.session.storage import RawSessionFile, read_session_file
 from tests.session.builders import assistant, user
 
 
@@ -97,6 +98,23 @@ def test_create_branched_session_keeps_only_the_path_and_its_labels(tmp_path: Pa
     assert isinstance(manager.get_leaf_entry(), LabelEntry)
 
 
+def test_create_branched_session_keeps_history_that_follows_a_label(tmp_path: Path) -> None:
+    # Labelling moves the leaf, so the next message's parent is the label entry, which the copy leaves out.
+    manager = SessionManager.create("/p", session_dir=tmp_path)
+    u1 = manager.append_message(user("first"))
+    manager.append_message(assistant("one"))
+    manager.append_label_change(u1, "start")
+    manager.append_message(user("second"))
+    a2 = manager.append_message(assistant("two"))
+    manager.append_message(user("third"))
+    new_file = manager.create_branched_session(a2)
+    assert _texts(manager) == ["first", "one", "second", "two"]
+    assert manager.get_label(u1) == "start"
+    reopened = SessionManager.open(new_file or "")
+    assert _texts(reopened) == ["first", "one", "second", "two"]
+    assert len(reopened.get_tree()) == 1
+
+
 def test_create_branched_session_without_a_reply_waits_for_one(tmp_path: Path) -> None:
     manager = SessionManager.create("/p", session_dir=tmp_path)
     u1, *_ = _conversation(manager)
@@ -148,6 +166,29 @@ def test_continue_recent_list_and_find_by_prefix(tmp_path: Path) -> None:
     far = SessionManager.find_by_id_prefix(other.get_session_id()[:8], "/proj", agent_dir=tmp_path)
     assert far is not None and not far.in_current_project and far.info.cwd == "/elsewhere"
     assert SessionManager.find_by_id_prefix("zzzz", "/proj", agent_dir=tmp_path) is None
+
+
+def test_find_by_prefix_reads_only_the_sessions_whose_id_matches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = time.time()
+    wanted = _make(tmp_path, "/elsewhere", "wanted", now)
+    for i in range(3):
+        _make(tmp_path, "/proj", f"other {i}", now - i)
+        _make(tmp_path, "/third", f"third {i}", now - i)
+    read: list[Path] = []
+    original = read_session_file
+
+    def spy(path: str | Path) -> RawSessionFile:
+        read.append(Path(path))
+        return original(path)
+
+    monkeypatch.setattr("pi.session.listing.read_session_file", spy)
+    found = SessionManager.find_by_id_prefix(wanted.get_session_id(), "/proj", agent_dir=tmp_path)
+    assert found is not None and found.info.first_message == "wanted" and not found.in_current_project
+    assert read == [wanted.get_session_file()]
+    assert SessionManager.find_by_id_prefix("zzzz", "/proj", agent_dir=tmp_path) is None
+    assert len(read) == 1
 
 
 def test_continue_recent_without_sessions_starts_a_new_one(tmp_path: Path) -> None:

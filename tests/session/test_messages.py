@@ -5,6 +5,7 @@ from __future__ import annotations
 from pi.ai.types import ImageContent, TextContent, UserMessage
 from pi.session.messages import (
     BashExecutionMessage,
+    BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
     UnknownRoleMessage,
@@ -38,6 +39,15 @@ def test_summaries_and_custom_messages() -> None:
     assert _text(summary).startswith("The conversation history before this point was compacted")
     assert _text(summary).endswith("<summary>\n## Goal\nx\n</summary>")
     assert _text(custom) == "hi"
+
+
+def test_branch_summary_text_has_no_blank_line_before_the_closing_tag() -> None:
+    # pi closes a branch summary right after its text; only the compaction summary adds a newline.
+    (converted,) = convert_to_llm([BranchSummaryMessage(summary="tried X\n", from_id="abc")])
+    assert _text(converted) == (
+        "The following is a summary of a branch that this conversation came back from:\n\n"
+        "<summary>\ntried X\n</summary>"
+    )
 
 
 def test_stored_json_round_trips_with_camel_case_and_unknown_roles_are_kept() -> None:

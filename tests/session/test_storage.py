@@ -9,7 +9,7 @@ import pytest
 
 from pi.ai.types import ImageContent, TextContent, UserMessage
 from pi.session import SessionFileError, SessionManager
-from pi.session.entries import UnknownEntry
+from pi.session.entries import MessageEntry, UnknownEntry, entry_from_dict
 from pi.session.messages import BashExecutionMessage
 from pi.session.storage import encode_cwd, session_file_name
 from tests.session.builders import assistant, user
@@ -228,3 +228,12 @@ def test_a_lone_surrogate_is_written_as_valid_json(tmp_path: Path) -> None:
     file.read_bytes().decode("utf-8")
     message = SessionManager.open(file).build_session_context().messages[0]
     assert isinstance(message, UserMessage) and message.content == "broken \ud83d emoji"
+
+
+def test_a_message_entry_with_an_unknown_field_instead_of_a_parent_keeps_it() -> None:
+    # Five keys, but not pi's five: the unknown one must survive and no parentId is invented.
+    data = {"type": "message", "id": "aaaaaaaa", "timestamp": "t", "message": {"role": "user", "content": "x"}}
+    data["origin"] = "import"
+    entry = entry_from_dict(data)
+    assert isinstance(entry, MessageEntry) and entry.parent_id is None
+    assert entry.to_dict() == {**data, "parentId": None}

@@ -97,7 +97,8 @@ def prepare_branch_entries(entries: Sequence[SessionEntry], token_budget: int = 
     """The messages to summarize, newest kept first when `token_budget` (if > 0) runs out."""
     file_ops = FileOperations()
     for entry in entries:
-        if isinstance(entry, BranchSummaryEntry) and not entry.from_hook:
+        # Earlier summaries on the branch (a compaction ends the walk) know the files of what they replaced.
+        if isinstance(entry, BranchSummaryEntry | CompactionEntry) and not entry.from_hook:
             add_details(entry.details, file_ops)
     messages: list[AgentMessage] = []
     total = 0

@@ -9,6 +9,7 @@ caller appends the result with `SessionManager.append_compaction`, after any ext
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -17,7 +18,7 @@ from pi.agent.messages import AgentMessage
 from pi.ai.abort import AbortSignal
 from pi.ai.options import StreamOptions
 from pi.ai.types import AssistantMessage, Context, Model, TextContent, UserMessage
-from pi.session.context import entry_to_message
+from pi.session.context import LATEST, build_session_context, entry_to_message
 from pi.session.cut_point import find_cut_point
 from pi.session.entries import CompactionEntry, SessionEntry
 from pi.session.file_ops import (
@@ -96,10 +97,19 @@ def prepare_compaction(
     previous_index = next(
         (i for i in range(len(path_entries) - 1, -1, -1) if isinstance(path_entries[i], CompactionEntry)), -1
     )
-    start = previous_index + 1
+    previous = path_entries[previous_index] if previous_index >= 0 else None
+    assert previous is None or isinstance(previous, CompactionEntry)
+    # What the previous compaction kept is in the context word for word, not in its summary: it is
+    # summarized (or kept) again now, or it would drop out of the context altogether.
+    start = 0
+    if previous is not None:
+        start = next(
+            (i for i in range(previous_index) if path_entries[i].id == previous.first_kept_entry_id),
+            previous_index + 1,
+        )
     end = len(path_entries)
-    usage_messages = [m for e in path_entries[max(previous_index, 0) :] if (m := entry_to_message(e)) is not None]
-    tokens_before = estimate_context_tokens(usage_messages).tokens
+    context_messages = build_session_context(path_entries, path_entries[-1].id or LATEST).messages
+    tokens_before = estimate_context_tokens(context_messages).tokens
 
     cut = find_cut_point(path_entries, start, end, settings.keep_recent_tokens)
     first_kept = path_entries[cut.first_kept_entry_index]
@@ -115,9 +125,7 @@ def prepare_compaction(
 
     previous_summary: str | None = None
     file_ops = FileOperations()
-    if previous_index >= 0:
-        previous = path_entries[previous_index]
-        assert isinstance(previous, CompactionEntry)
+    if previous is not None:
         previous_summary = previous.summary
         if not previous.from_hook:
             add_details(previous.details, file_ops)
@@ -157,6 +165,12 @@ async def request_summary(
         reasoning="high" if reasoning and model.reasoning else None,
     )
     return await complete_fn(model, context, options)
+
+
+def _max_tokens(model: Model, share_of_reserve: float) -> int:
+    """A share of the reserve, but never more than the model can write (a provider rejects such a request)."""
+    limit = math.floor(share_of_reserve)
+    return min(limit, model.max_tokens) if model.max_tokens > 0 else limit
 
 
 def reply_text(reply: AssistantMessage) -> str:
@@ -204,7 +218,7 @@ async def generate_summary(
         prompt += f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n"
     prompt += instructions
     return await _summarize(
-        prompt, model, int(0.8 * reserve_tokens), api_key, complete_fn, signal, "Summarization failed"
+        prompt, model, _max_tokens(model, 0.8 * reserve_tokens), api_key, complete_fn, signal, "Summarization failed"
     )
 
 
@@ -221,7 +235,13 @@ async def generate_turn_prefix_summary(
         f"{TURN_PREFIX_SUMMARIZATION_PROMPT}"
     )
     return await _summarize(
-        prompt, model, int(0.5 * reserve_tokens), api_key, complete_fn, signal, "Turn prefix summarization failed"
+        prompt,
+        model,
+        _max_tokens(model, 0.5 * reserve_tokens),
+        api_key,
+        complete_fn,
+        signal,
+        "Turn prefix summarization failed",
     )
 
 
@@ -239,7 +259,8 @@ async def compact(
 
         async def history() -> str:
             if not preparation.messages_to_summarize:
-                return "No prior history."
+                # The turn began right where the previous compaction cut: its summary is the history.
+                return preparation.previous_summary or "No prior history."
             return await generate_summary(
                 preparation.messages_to_summarize,
                 model,

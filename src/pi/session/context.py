@@ -8,6 +8,7 @@ stands in for everything before the first entry it kept.
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -88,8 +89,11 @@ def entry_to_message(entry: SessionEntry) -> AgentMessage | None:
 
 
 def compaction_message(entry: CompactionEntry) -> CompactionSummaryMessage:
+    """The summary message; a token count that is not a number (JSON turns NaN into null) counts as 0."""
+    tokens = entry.tokens_before
+    valid = isinstance(tokens, int | float) and not isinstance(tokens, bool) and math.isfinite(tokens)
     return CompactionSummaryMessage(
-        summary=entry.summary, tokens_before=entry.tokens_before, timestamp=iso_to_ms(entry.timestamp)
+        summary=entry.summary, tokens_before=int(tokens) if valid else 0, timestamp=iso_to_ms(entry.timestamp)
     )
 
 

@@ -369,7 +369,13 @@ def entry_from_dict(data: dict[str, Any]) -> SessionEntry:
     entry_id = data.get("id")
     parent_id = data.get("parentId")
     timestamp = data.get("timestamp")
-    if kind == "message" and len(data) == 5 and isinstance(entry_id, str) and isinstance(timestamp, str):
+    if (
+        kind == "message"
+        and len(data) == 5
+        and "parentId" in data
+        and isinstance(entry_id, str)
+        and isinstance(timestamp, str)
+    ):
         message = data.get("message")
         if type(message) is dict and (parent_id is None or isinstance(parent_id, str)):
             return MessageEntry(id=entry_id, parent_id=parent_id, timestamp=timestamp, message_json=message)

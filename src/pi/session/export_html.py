@@ -289,7 +289,12 @@ def render_session_html(manager: SessionManager) -> str:
 
 
 def export_session_html(source: SessionManager | str | Path, output_path: str | Path | None = None) -> Path:
-    """Write the page; by default to ``pi-session-<session file name>.html`` in the current directory."""
+    """Write the page; by default to ``pi-session-<session file name>.html`` in the current directory.
+
+    Raises FileNotFoundError for a path that does not exist (opening it would start an empty session).
+    """
+    if not isinstance(source, SessionManager) and not Path(source).is_file():
+        raise FileNotFoundError(f"Session file not found: {source}")
     manager = source if isinstance(source, SessionManager) else SessionManager.open(source)
     if output_path is None:
         file = manager.get_session_file()

@@ -13,7 +13,7 @@ from typing import Any
 
 from pi.session.entries import SessionHeader, iso_to_ms
 from pi.session.migrate import migrate_lines
-from pi.session.storage import default_session_dir, read_session_file, sessions_root
+from pi.session.storage import default_session_dir, read_header, read_session_file, sessions_root
 
 
 @dataclass(slots=True, frozen=True)
@@ -110,15 +110,30 @@ def session_info(path: str | Path) -> SessionInfo | None:
     )
 
 
-def list_sessions_in(directory: Path) -> list[SessionInfo]:
-    """Sessions of one directory, most recently active first."""
+def _session_files(directory: Path) -> list[Path]:
     try:
-        files = [p for p in directory.iterdir() if p.suffix == ".jsonl" and p.is_file()]
+        return [p for p in directory.iterdir() if p.suffix == ".jsonl" and p.is_file()]
     except OSError:
         return []
+
+
+def _project_dirs(agent_dir: str | Path | None) -> list[Path]:
+    root = sessions_root(agent_dir) / "sessions"
+    try:
+        return [p for p in root.iterdir() if p.is_dir()]
+    except OSError:
+        return []
+
+
+def _newest_first(files: list[Path]) -> list[SessionInfo]:
     infos = [info for info in map(session_info, files) if info is not None]
     infos.sort(key=lambda i: i.modified, reverse=True)
     return infos
+
+
+def list_sessions_in(directory: Path) -> list[SessionInfo]:
+    """Sessions of one directory, most recently active first."""
+    return _newest_first(_session_files(directory))
 
 
 def list_sessions(
@@ -130,28 +145,28 @@ def list_sessions(
 
 def list_all_sessions(agent_dir: str | Path | None = None) -> list[SessionInfo]:
     """Sessions of every project, most recently active first."""
-    root = sessions_root(agent_dir) / "sessions"
-    try:
-        directories = [p for p in root.iterdir() if p.is_dir()]
-    except OSError:
-        return []
-    infos = [info for d in directories for info in list_sessions_in(d)]
-    infos.sort(key=lambda i: i.modified, reverse=True)
-    return infos
+    return _newest_first([f for d in _project_dirs(agent_dir) for f in _session_files(d)])
+
+
+def _with_id_prefix(files: list[Path], prefix: str) -> list[SessionInfo]:
+    """The sessions among `files` whose id starts with `prefix`, newest first; only their bodies are read."""
+    return _newest_first([f for f in files if (h := read_header(f)) is not None and h.id.startswith(prefix)])
 
 
 def find_session_by_id_prefix(
     prefix: str, cwd: str, session_dir: str | Path | None = None, agent_dir: str | Path | None = None
 ) -> FoundSession | None:
-    """The newest session whose id starts with `prefix`: this project's sessions first, then all."""
+    """The newest session whose id starts with `prefix`: this project's sessions first, then all.
+
+    Ids are matched on the headers alone: a lookup costs one line per file, not every session's history.
+    """
     if not prefix:
         return None
-    for info in list_sessions(cwd, session_dir, agent_dir):
-        if info.id.startswith(prefix):
-            return FoundSession(info, True)
-    for info in list_all_sessions(agent_dir):
-        if info.id.startswith(prefix):
-            return FoundSession(info, info.cwd == cwd)
+    directory = Path(session_dir) if session_dir is not None else default_session_dir(cwd, agent_dir)
+    for info in _with_id_prefix(_session_files(directory), prefix):
+        return FoundSession(info, True)
+    for info in _with_id_prefix([f for d in _project_dirs(agent_dir) for f in _session_files(d)], prefix):
+        return FoundSession(info, info.cwd == cwd)
     return None
 
 

@@ -9,6 +9,7 @@ so a prompt that failed before any answer leaves no empty file behind.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import os
 import uuid
 from dataclasses import dataclass, field
@@ -250,15 +251,22 @@ class SessionManager:
         """Write what the file lacks: everything on the first flush, then one line per new entry.
 
         A failed write (disk full) raises and leaves the entries pending; the next append retries them.
+        The first flush replaces the (absent or empty) file whole, so it never leaves half a header; a
+        later append that failed may have left half a line, so the retry starts on a fresh line.
         """
         if not self._persist or self._session_file is None:
             return
         if not self._on_disk and not self._has_assistant:
             return
-        lines = [] if self._on_disk else [dumps_line(self._header.to_dict())]
-        lines.extend(dumps_line(e.to_dict()) for e in self._entries[self._written :])
-        append_lines(self._session_file, lines, leading_newline=self._needs_newline, fsync=self._fsync)
-        self._on_disk = True
+        if not self._on_disk:
+            self._rewrite()
+            return
+        lines = [dumps_line(e.to_dict()) for e in self._entries[self._written :]]
+        try:
+            append_lines(self._session_file, lines, leading_newline=self._needs_newline, fsync=self._fsync)
+        except BaseException:
+            self._needs_newline = True
+            raise
         self._written = len(self._entries)
         self._needs_newline = False
 
@@ -411,7 +419,7 @@ class SessionManager:
 
     def create_branched_session(self, leaf_id: str) -> Path | None:
         """Switch to a new session holding only the path to `leaf_id` (labels on it kept); returns its file."""
-        path = [e for e in self.get_branch(leaf_id) if not isinstance(e, LabelEntry)]
+        path = _without_labels(self.get_branch(leaf_id))
         if not path:
             raise ValueError(f"Entry {leaf_id} not found")
         kept_ids = {e.id for e in path}
@@ -505,6 +513,26 @@ def most_recent_session_file(directory: Path) -> Path | None:
         return None
     candidates.sort(key=lambda p: p.stat().st_mtime, reverse=True)
     return next((p for p in candidates if read_header(p) is not None), None)
+
+
+def _without_labels(path: builtins.list[SessionEntry]) -> builtins.list[SessionEntry]:
+    """`path` (root first) without its label entries, still one chain.
+
+    Labelling moves the leaf, so the entry after a label names the label as its parent; such an entry
+    is re-linked to the entry before the label, or the copy would start a new root there.
+    """
+    out: builtins.list[SessionEntry] = []
+    for entry in path:
+        if isinstance(entry, LabelEntry):
+            continue
+        parent_id = out[-1].id if out else None
+        if entry.parent_id != parent_id:
+            if isinstance(entry, UnknownEntry):
+                entry = dataclasses.replace(entry, parent_id=parent_id, data={**entry.data, "parentId": parent_id})
+            else:
+                entry = dataclasses.replace(entry, parent_id=parent_id)
+        out.append(entry)
+    return out
 
 
 def _block_json(block: Any) -> Any:

@@ -127,7 +127,8 @@ def convert_to_llm(messages: Sequence[AgentMessage], block_images: bool = False)
             blocks = [TextContent(text=content)] if isinstance(content, str) else list(content)
             converted = UserMessage(content=blocks, timestamp=message.timestamp)
         elif isinstance(message, BranchSummaryMessage):
-            text = f"{BRANCH_SUMMARY_PREFIX}<summary>\n{message.summary}\n</summary>"
+            # pi closes a branch summary straight after its text (a compaction summary gets a newline first).
+            text = f"{BRANCH_SUMMARY_PREFIX}<summary>\n{message.summary}</summary>"
             converted = UserMessage(content=[TextContent(text=text)], timestamp=message.timestamp)
         elif isinstance(message, CompactionSummaryMessage):
             text = f"{COMPACTION_SUMMARY_PREFIX}<summary>\n{message.summary}\n</summary>"

@@ -145,15 +145,19 @@ def append_lines(path: Path, lines: Iterable[str], *, leading_newline: bool = Fa
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
-        written = os.write(fd, data)
-        # A regular file takes the whole buffer unless the disk is full or a fatal signal arrives;
-        # finishing a short write keeps the line whole in every other case.
-        while written < len(data):
-            written += os.write(fd, data[written:])
-        if fsync:
-            os.fsync(fd)
+        _write_all(fd, data, fsync=fsync)
     finally:
         os.close(fd)
+
+
+def _write_all(fd: int, data: bytes, *, fsync: bool) -> None:
+    written = os.write(fd, data)
+    # A regular file takes the whole buffer unless the disk is full or a fatal signal arrives;
+    # finishing a short write keeps the line whole in every other case.
+    while written < len(data):
+        written += os.write(fd, data[written:])
+    if fsync:
+        os.fsync(fd)
 
 
 def write_file_atomic(path: Path, lines: Iterable[str], *, fsync: bool = False) -> None:
@@ -161,11 +165,10 @@ def write_file_atomic(path: Path, lines: Iterable[str], *, fsync: bool = False) 
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write("".join(line + "\n" for line in lines))
-            if fsync:
-                handle.flush()
-                os.fsync(handle.fileno())
+        try:
+            _write_all(fd, "".join(line + "\n" for line in lines).encode("utf-8"), fsync=fsync)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

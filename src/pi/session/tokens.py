@@ -108,10 +108,18 @@ class ContextTokenEstimate:
 
 
 def last_usage_index(messages: Sequence[AgentMessage]) -> int | None:
-    """The last assistant reply whose usage can be trusted (not aborted, not an error)."""
+    """The last assistant reply whose usage can be trusted (not aborted, not an error, not all zeros).
+
+    A server that reports no usage leaves zeros; taken at its word, that reply would say the whole
+    context before it is empty and compaction would never start.
+    """
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if isinstance(message, AssistantMessage) and message.stop_reason not in ("aborted", "error"):
+        if (
+            isinstance(message, AssistantMessage)
+            and message.stop_reason not in ("aborted", "error")
+            and calculate_context_tokens(message.usage) > 0
+        ):
             return index
     return None
 
