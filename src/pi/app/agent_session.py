@@ -9,6 +9,8 @@ and statistics. Modes only call its methods and render its events.
 from __future__ import annotations
 
 import re
+import sys
+import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,10 +47,10 @@ from pi.app.session_events import (
 )
 from pi.app.settings import SettingsManager
 from pi.app.skills import expand_skill_command
-from pi.session.entries import MessageEntry
+from pi.session.entries import CompactionEntry, MessageEntry, iso_to_ms
 from pi.session.manager import SessionManager
 from pi.session.messages import BashExecutionMessage, CustomMessage, convert_to_llm
-from pi.session.tokens import estimate_context_tokens, should_compact
+from pi.session.tokens import calculate_context_tokens, estimate_context_tokens, should_compact
 
 if TYPE_CHECKING:
     from pi.session.compaction import CompleteFn
@@ -94,6 +96,11 @@ class BashResult:
         if self.full_output_path:
             out["fullOutputPath"] = self.full_output_path
         return out
+
+
+def _report_listener_error(error: BaseException, event: SessionEvent) -> None:
+    print(f"pi: a session listener failed on {event.type}: {str(error) or type(error).__name__}", file=sys.stderr)
+    traceback.print_exception(error, file=sys.stderr)
 
 
 def _user_text(message: UserMessage) -> str:
@@ -156,10 +163,18 @@ class AgentSession:
         return unsubscribe
 
     async def _emit(self, event: SessionEvent) -> None:
+        """Each listener gets every event; one that raises is reported and skipped, as in the Agent.
+
+        A broken renderer must neither hide events from the others (an RPC client, the session file)
+        nor stop what the session does next (a retry, a compaction).
+        """
         for listener in list(self._listeners):
-            result = listener(event)
-            if result is not None:
-                await result
+            try:
+                result = listener(event)
+                if result is not None:
+                    await result
+            except Exception as error:
+                _report_listener_error(error, event)
 
     async def _on_agent_event(self, event: AgentEvent) -> None:
         if isinstance(event, MessageEndEvent):
@@ -269,6 +284,7 @@ class AgentSession:
         self._require_model()
         self._flush_pending_bash()
         self.retry_attempt = 0
+        await self._check_threshold(before_prompt=True)
         await self.agent.prompt(self._user_message(text, images))
         await self._after_run()
 
@@ -394,16 +410,42 @@ class AgentSession:
 
     # -- compaction --------------------------------------------------------------------------------
 
-    async def _check_threshold(self) -> None:
+    async def _check_threshold(self, before_prompt: bool = False) -> None:
+        """Compact when the context is over the threshold: after each run, and before a new prompt.
+
+        After a run an aborted reply is skipped; before a prompt it counts (its usage is the best
+        measure of the context the prompt would be added to). After an error the size is estimated
+        from the last usable reply. A reply older than the latest compaction measured the context
+        before it and is ignored.
+        """
         model = self.model
         last = self._last_assistant()
         if not self.auto_compaction_enabled or model is None or last is None:
             return
-        if last.stop_reason in ("error", "aborted"):
+        if last.stop_reason == "aborted" and not before_prompt:
             return
-        tokens = estimate_context_tokens(self.messages).tokens
+        if last.timestamp <= self._latest_compaction_ms():
+            return
+        if last.stop_reason == "error" and is_context_overflow(last, model.context_window):
+            return  # the overflow path has dealt with it (compacted and retried, or reported why not)
+        if last.stop_reason in ("error", "aborted"):
+            estimate = estimate_context_tokens(self.messages)
+            if last.stop_reason == "aborted" and calculate_context_tokens(last.usage):
+                tokens = calculate_context_tokens(last.usage)
+            elif estimate.last_usage_index is None:
+                return
+            else:
+                tokens = estimate.tokens
+        else:
+            tokens = estimate_context_tokens(self.messages).tokens
         if should_compact(tokens, model.context_window, self.settings.compaction):
             await self._auto_compact("threshold", will_retry=False)
+
+    def _latest_compaction_ms(self) -> int:
+        for entry in reversed(self.session.get_branch()):
+            if isinstance(entry, CompactionEntry):
+                return iso_to_ms(entry.timestamp)
+        return 0
 
     async def _auto_compact(self, reason: Literal["threshold", "overflow"], will_retry: bool) -> bool:
         from pi.session.compaction import CompactionCancelledError

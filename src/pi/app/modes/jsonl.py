@@ -9,9 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from collections.abc import AsyncIterator
 from typing import IO, Any
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 class JsonlWriter:
@@ -19,8 +26,20 @@ class JsonlWriter:
         self._stream = stream or sys.stdout
 
     def write(self, obj: Any) -> None:
-        self._stream.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+        line = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+        # A lone surrogate (a client may send "\ud800") cannot be encoded as UTF-8; outside strings
+        # JSON has no such characters, so escaping them keeps the line valid, as JSON.stringify does.
+        line = _LONE_SURROGATE.sub(_escape_surrogate, line)
+        self._stream.write(line + "\n")
         self._stream.flush()
+
+
+def _strip_terminator(raw: bytes) -> str:
+    if raw.endswith(b"\n"):
+        raw = raw[:-1]
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    return raw.decode("utf-8", errors="replace")
 
 
 async def stdin_lines(limit: int = 64 * 1024 * 1024) -> AsyncIterator[str]:
@@ -28,16 +47,20 @@ async def stdin_lines(limit: int = 64 * 1024 * 1024) -> AsyncIterator[str]:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=limit, loop=loop)
     protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
-    await loop.connect_read_pipe(lambda: protocol, sys.stdin.buffer)
+    try:
+        await loop.connect_read_pipe(lambda: protocol, sys.stdin.buffer)
+    except ValueError:
+        # A regular file (`pi --mode rpc < commands.jsonl`) cannot be watched for readiness: read it
+        # in a worker thread instead. Binary readline splits on LF only, as the pipe path does.
+        stream = sys.stdin.buffer
+        while raw := await asyncio.to_thread(stream.readline):
+            yield _strip_terminator(raw)
+        return
     while True:
         raw = await reader.readline()
         if not raw:
             return
-        if raw.endswith(b"\n"):
-            raw = raw[:-1]
-        if raw.endswith(b"\r"):
-            raw = raw[:-1]
-        yield raw.decode("utf-8", errors="replace")
+        yield _strip_terminator(raw)
 
 
 __all__ = ["JsonlWriter", "stdin_lines"]

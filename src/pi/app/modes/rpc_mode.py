@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any
 
 from pi.agent.messages import to_jsonable
@@ -20,6 +20,10 @@ from pi.app.modes.jsonl import JsonlWriter, stdin_lines
 from pi.app.session_events import SessionEvent
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
+
+_BESIDE_READER = frozenset({"bash", "compact"})
+"""Commands that wait on outside work run beside the command reader, so that the command that stops
+them (`abort_bash`, `abort`) is read and carried out while they wait; the others run in order."""
 
 
 class RpcError(Exception):
@@ -114,6 +118,14 @@ class RpcServer:
         if handler is None or not isinstance(command_type, str):
             self._respond(None, str(command_type), False, error=f"Unknown command: {command_type}")
             return
+        if command_type in _BESIDE_READER:
+            self._spawn(self._dispatch(handler, command, command_type))
+            # Let it start, so that a stop command already waiting in the input finds it running.
+            await asyncio.sleep(0)
+        else:
+            await self._dispatch(handler, command, command_type)
+
+    async def _dispatch(self, handler: Handler, command: dict[str, Any], command_type: str) -> None:
         command_id = command.get("id")
         try:
             data = await handler(command)
@@ -122,8 +134,13 @@ class RpcServer:
             return
         self._respond(command_id, command_type, True, data)
 
-    async def run(self) -> int:
-        async for line in stdin_lines():
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def run(self, lines: AsyncIterator[str] | None = None) -> int:
+        async for line in lines if lines is not None else stdin_lines():
             await self.handle_line(line)
         await self.session.wait_for_idle()
         for task in list(self._tasks):
@@ -147,9 +164,7 @@ class RpcServer:
             except Exception as exc:
                 self._respond(command_id, "prompt", False, error=str(exc) or type(exc).__name__)
 
-        task = asyncio.get_running_loop().create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._spawn(run())
         # Let the run start, so a get_state right after the response sees it streaming.
         await asyncio.sleep(0)
 
