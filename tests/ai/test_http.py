@@ -91,3 +91,32 @@ async def test_timeout_bounds_a_silent_server(server: ScriptedServer) -> None:
     with pytest.raises(httpx.ReadTimeout):
         [e async for e in iter_sse(response)]  # type: ignore[arg-type]
     assert time.monotonic() - started < 3
+
+
+async def test_sse_lines_end_only_at_cr_or_lf(server: ScriptedServer) -> None:
+    # JSON may carry U+2028, U+2029 and NEL unescaped; they are text, not line ends. A CRLF split
+    # across two chunks is one line end, and a bare CR ends a line too.
+    text = "a\u2028b\u2029c\x85d\x0be"
+    frame = 'data: {"t": "' + text + '"}\r'
+    server.queue(
+        ScriptedResponse(
+            chunks=[frame.encode(), b"\n\r\n", b"event: x\rdata: 2\r\r", "data: é".encode()[:-1], b"\xa9\n\n"]
+        )
+    )
+    response = await _open(server)
+    events = [(e.event, e.data) async for e in iter_sse(response)]  # type: ignore[arg-type]
+    assert events == [("message", '{"t": "' + text + '"}'), ("x", "2"), ("message", "é")]
+
+
+async def test_lone_surrogates_anywhere_in_the_body_are_dropped_not_fatal(server: ScriptedServer) -> None:
+    server.queue(ScriptedResponse(chunks=sse({"a": 1})))
+    spec = RequestSpec(url=f"{server.url}/v1/chat", headers={}, body={"tools": [{"description": "half \ud83d emoji"}]})
+    response = await open_stream(spec, signal=None, max_retries=0, max_retry_delay_ms=0, provider="t", model_id="m")
+    await response.aclose()  # type: ignore[attr-defined]
+    assert server.requests[0].json() == {"tools": [{"description": "half  emoji"}]}
+
+
+async def test_retry_delay_just_over_the_cap_is_not_reported_as_equal_to_it(server: ScriptedServer) -> None:
+    server.queue(json_response(429, {"error": "slow down"}, headers={"retry-after": "60.4"}))
+    with pytest.raises(RetryDelayTooLong, match=r"^Server requested 61s retry delay \(max: 60s\)\. 429 "):
+        await _open(server)

@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import math
 import os
 import random
+import re
 import ssl
 import sys
 import time
@@ -22,6 +24,7 @@ from typing import Any
 
 from pi.ai.abort import AbortSignal
 from pi.ai.options import StreamOptions
+from pi.ai.sanitize import sanitize_surrogates
 from pi.ai.types import Model
 
 
@@ -207,6 +210,21 @@ class RetryDelayTooLong(Exception):
     pass
 
 
+def encode_json_body(body: Any) -> bytes:
+    """UTF-8 JSON of a request body, without the lone surrogates that UTF-8 cannot carry.
+
+    Providers sanitize the message text they convert, but a lone surrogate can hide anywhere else
+    (tool-call arguments cut mid-emoji, a tool description, an `on_payload` edit); one of them must
+    not turn the whole request into an encoding crash. Only the rare body that holds one pays for
+    the clean-up, and removing it from the serialized text is safe: JSON structure is ASCII.
+    """
+    text = json.dumps(body, ensure_ascii=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return sanitize_surrogates(text).encode("utf-8")
+
+
 @dataclass(slots=True)
 class RequestSpec:
     url: str
@@ -234,7 +252,7 @@ async def open_stream(
     bounds connecting and each wait for data; None keeps the client's defaults (30 s / 600 s).
     """
     http = client or get_client()
-    content = json.dumps(request.body, ensure_ascii=False).encode("utf-8")
+    content = encode_json_body(request.body)
     headers = {"content-type": "application/json", **request.headers}
     attempt = 0
     while True:
@@ -264,7 +282,7 @@ async def open_stream(
             delay = parse_retry_after(response.headers)
             if delay is not None and max_retry_delay_ms > 0 and delay * 1000 > max_retry_delay_ms:
                 raise RetryDelayTooLong(
-                    f"Server requested {round(delay)}s retry delay (max: {round(max_retry_delay_ms / 1000)}s). "
+                    f"Server requested {math.ceil(delay)}s retry delay (max: {math.ceil(max_retry_delay_ms / 1000)}s). "
                     f"{ProviderHTTPError(response.status_code, body)}"
                 )
         if delay is None:
@@ -292,11 +310,40 @@ class SSEEvent:
     data: str
 
 
+_SSE_LINE_END = re.compile(rb"\r\n|\r(?!\Z)|\n")
+"""CRLF, LF or CR; a CR at the very end of the buffered bytes may be the first half of a CRLF."""
+
+
+async def iter_sse_lines(response: httpx.Response) -> AsyncIterator[str]:
+    """The lines of an event stream, ended only by CR, LF or CRLF as the SSE format defines.
+
+    `httpx.Response.aiter_lines` also splits at U+2028, U+2029, NEL and other characters that
+    `str.splitlines` treats as line breaks; JSON carries those unescaped inside strings, so a model
+    writing one would cut its frame in two. Splitting the bytes is safe because CR and LF never
+    occur inside a multi-byte UTF-8 sequence; each line is decoded whole.
+    """
+    pending: list[bytes] = []
+    async for chunk in response.aiter_bytes():
+        if not chunk:
+            continue
+        held_cr = bool(pending) and pending[-1].endswith(b"\r")
+        pending.append(chunk)
+        if not held_cr and b"\n" not in chunk and b"\r" not in chunk:
+            continue
+        lines = _SSE_LINE_END.split(b"".join(pending))
+        pending = [lines.pop()]
+        for line in lines:
+            yield line.decode("utf-8", errors="replace")
+    rest = b"".join(pending).rstrip(b"\r")
+    if rest:
+        yield rest.decode("utf-8", errors="replace")
+
+
 async def iter_sse(response: httpx.Response) -> AsyncIterator[SSEEvent]:
     """Split a `text/event-stream` body into events (``event:`` name, joined ``data:`` lines)."""
     event = ""
     data: list[str] = []
-    async for line in response.aiter_lines():
+    async for line in iter_sse_lines(response):
         if not line:
             if data:
                 yield SSEEvent(event or "message", "\n".join(data))
@@ -333,9 +380,11 @@ __all__ = [
     "SSEEvent",
     "abortable_sleep",
     "deferred_trust_context",
+    "encode_json_body",
     "error_hint",
     "get_client",
     "iter_sse",
+    "iter_sse_lines",
     "open_model_stream",
     "open_stream",
     "parse_json_data",

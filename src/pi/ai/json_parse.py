@@ -9,8 +9,10 @@ gives ``{}``, so `arguments` is always an object.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+_PLAIN_RUN = re.compile(r'[^"\\]+')
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -99,6 +101,13 @@ class _Partial:
         pos = self.pos + 1
         parts: list[str] = []
         while pos < len(text):
+            run = _PLAIN_RUN.match(text, pos)
+            if run is not None:
+                # Whole runs of ordinary characters at once: a long argument (a file to write) is
+                # re-parsed after every fragment, and a loop per character made that quadratic in Python.
+                parts.append(run.group())
+                pos = run.end()
+                continue
             ch = text[pos]
             if ch == '"':
                 self.pos = pos + 1

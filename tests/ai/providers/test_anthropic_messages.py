@@ -973,3 +973,19 @@ async def test_copilot_uses_bearer_without_the_fine_grained_beta(server: Scripte
     assert headers["x-initiator"] == "user"
     assert headers["openai-intent"] == "conversation-edits"
     assert headers["copilot-vision-request"] == "true"
+
+
+async def test_tool_result_image_with_only_empty_text_gets_the_placeholder(server: ScriptedServer) -> None:
+    # Anthropic refuses empty text blocks, so an image result whose text is blank reads as image-only.
+    context = ctx(
+        UserMessage(content="Look"),
+        assistant(ToolCall(id="toolu_1", name="screenshot", arguments={})),
+        ToolResultMessage(tool_call_id="toolu_1", tool_name="screenshot", content=[TextContent(text=""), PNG]),
+        UserMessage(content="And?"),
+    )
+    body = await sent_body(server, context)
+    image_block = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+    assert body["messages"][2]["content"][0]["content"] == [
+        {"type": "text", "text": "(see attached image)"},
+        image_block,
+    ]

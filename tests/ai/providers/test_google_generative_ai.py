@@ -705,13 +705,53 @@ async def test_tool_result_images_follow_as_a_user_turn_before_gemini3(server: S
         ToolResultMessage(tool_call_id="c2", tool_name="read", content=[TextContent(text="plain")]),
     ]
     body = await sent_body(server, model, replay_context(model, reply, *results))
-    assert body["contents"][2:5] == [
-        {"role": "user", "parts": [{"functionResponse": {"name": "read", "response": {"output": "Read image"}}}]},
+    # Gemini wants every response to a turn's calls in the one turn right after it; the images
+    # follow the whole run of results.
+    assert body["contents"][2:] == [
+        {
+            "role": "user",
+            "parts": [
+                {"functionResponse": {"name": "read", "response": {"output": "Read image"}}},
+                {"functionResponse": {"name": "read", "response": {"output": "plain"}}},
+            ],
+        },
         {
             "role": "user",
             "parts": [{"text": "Tool result image:"}, {"inlineData": {"mimeType": "image/png", "data": PNG}}],
         },
-        {"role": "user", "parts": [{"functionResponse": {"name": "read", "response": {"output": "plain"}}}]},
+        {"role": "user", "parts": [{"text": "Next"}]},
+    ]
+
+
+async def test_images_of_several_tool_results_follow_all_the_responses(server: ScriptedServer) -> None:
+    model = gemini_model(server, "gemini-2.5-flash")
+    reply = assistant(model, ToolCall(id="c1", name="read", arguments={}), ToolCall(id="c2", name="read", arguments={}))
+    results = [
+        ToolResultMessage(
+            tool_call_id=call_id, tool_name="read", content=[ImageContent(data=data, mime_type="image/png")]
+        )
+        for call_id, data in (("c1", PNG), ("c2", "R0lGODlh"))
+    ]
+    context = Context(messages=[UserMessage(content="Go"), reply, *results, UserMessage(content="Compare them")])
+    body = await sent_body(server, model, context)
+    image = "(see attached image)"
+    assert body["contents"][2:] == [
+        {
+            "role": "user",
+            "parts": [
+                {"functionResponse": {"name": "read", "response": {"output": image}}},
+                {"functionResponse": {"name": "read", "response": {"output": image}}},
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                {"text": "Tool result image:"},
+                {"inlineData": {"mimeType": "image/png", "data": PNG}},
+                {"inlineData": {"mimeType": "image/png", "data": "R0lGODlh"}},
+            ],
+        },
+        {"role": "user", "parts": [{"text": "Compare them"}]},
     ]
 
 
@@ -785,3 +825,15 @@ async def test_lone_surrogates_are_removed(server: ScriptedServer) -> None:
 async def test_registry_finds_the_provider() -> None:
     assert get_api_provider("google-generative-ai") is PROVIDER
     assert PROVIDER.api == "google-generative-ai"
+
+
+async def test_stream_ending_without_finish_reason_is_incomplete(server: ScriptedServer) -> None:
+    # Gemini's last chunk always names a finishReason; without one the reply was cut short.
+    server.queue(ok(chunk({"text": "Half"}), chunk({"functionCall": {"name": "write", "args": {"path": "a"}}})))
+    events, message = await collect(gemini_model(server), user_context())
+    assert events[-1].type == "error"
+    assert message.stop_reason == "error"
+    assert message.content[0] == TextContent(text="Half")
+    assert message.error_message is not None
+    assert message.error_message.startswith("Connection error:")
+    assert "ended before the reply was complete" in message.error_message

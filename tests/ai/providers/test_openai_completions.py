@@ -930,3 +930,29 @@ async def test_tool_only_turn_content_and_empty_result_with_bridge_flag(server: 
     assert messages[2] == {"role": "tool", "content": "(no tool output)", "tool_call_id": "c1"}
     assert messages[3] == {"role": "assistant", "content": BRIDGE_TEXT}
     assert messages[4] == {"role": "user", "content": "next"}
+
+
+async def test_stream_ending_without_finish_reason_or_done_is_incomplete(server: ScriptedServer) -> None:
+    # A body that just stops (a proxy closing a close-delimited response, a crashed server) must not
+    # pass for a finished reply: its half-streamed tool call would be run with truncated arguments.
+    server.queue(
+        ScriptedResponse(
+            chunks=sse(
+                chunk({"content": "Writing"}),
+                chunk(tool_delta(0, call_id="call_1", name="write", args='{"path": "a.txt", "content": "ab')),
+            )
+        )
+    )
+    events, message = await run(make_model(server), ctx(user()))
+    assert events[-1].type == "error"
+    assert message.stop_reason == "error"
+    assert message.content[0] == TextContent(text="Writing")
+    assert (message.error_message or "").startswith("Connection to openai lost while streaming gpt-4o-mini")
+    assert "ended before the reply was complete" in (message.error_message or "")
+
+
+async def test_finish_reason_without_done_marker_is_complete(server: ScriptedServer) -> None:
+    server.queue(ScriptedResponse(chunks=sse(chunk({"content": "ok"}), chunk({}, "stop"))))
+    _, message = await run(make_model(server), ctx(user()))
+    assert message.stop_reason == "stop", message.error_message
+    assert message.content == [TextContent(text="ok")]

@@ -168,11 +168,12 @@ def _tool_result_content(blocks: Sequence[TextContent | ImageContent], vision: b
     if not images:
         return sanitize_surrogates("\n".join(block.text for block in texts))
     out: list[dict[str, Any]] = []
-    if not texts:
+    if not any(block.text.strip() for block in texts):
         out.append(_text_block(IMAGES_ONLY_TEXT))
     for block in blocks:
         if isinstance(block, TextContent):
-            out.append(_text_block(block.text))
+            if block.text.strip():  # the API refuses empty text blocks
+                out.append(_text_block(block.text))
         elif vision:
             out.append(_image_block(block))
     return out

@@ -224,7 +224,8 @@ def _model_parts(message: AssistantMessage, model: Model) -> list[dict[str, Any]
     return parts
 
 
-def _add_tool_result(contents: list[dict[str, Any]], message: ToolResultMessage, model: Model) -> None:
+def _add_tool_result(contents: list[dict[str, Any]], message: ToolResultMessage, model: Model) -> list[dict[str, Any]]:
+    """Append the function response; return the images that must follow the run of results as a user turn."""
     text = "\n".join(block.text for block in message.content if isinstance(block, TextContent))
     images = [_inline(block) for block in message.content if isinstance(block, ImageContent)]
     value = sanitize_surrogates(text) if text else (IMAGE_ONLY_RESULT_TEXT if images else "")
@@ -242,14 +243,28 @@ def _add_tool_result(contents: list[dict[str, Any]], message: ToolResultMessage,
         last["parts"].append(part)
     else:
         contents.append({"role": "user", "parts": [part]})
-    if images and not nested:
-        contents.append({"role": "user", "parts": [{"text": TOOL_RESULT_IMAGE_TEXT}, *images]})
+    return [] if nested else images
 
 
 def convert_messages(model: Model, messages: list[Message]) -> list[dict[str, Any]]:
-    """The ``contents`` array: user and ``model`` turns, tool results as function responses."""
+    """The ``contents`` array: user and ``model`` turns, tool results as function responses.
+
+    Gemini wants the responses to all of a turn's function calls together in the one turn right
+    after it, so images that older models can only see in a user turn wait for the end of the run.
+    """
     contents: list[dict[str, Any]] = []
+    result_images: list[dict[str, Any]] = []
+
+    def flush_result_images() -> None:
+        if result_images:
+            contents.append({"role": "user", "parts": [{"text": TOOL_RESULT_IMAGE_TEXT}, *result_images]})
+            result_images.clear()
+
     for message in transform_messages(messages, model, normalize_tool_call_id):
+        if isinstance(message, ToolResultMessage):
+            result_images.extend(_add_tool_result(contents, message, model))
+            continue
+        flush_result_images()
         if isinstance(message, UserMessage):
             parts = _user_parts(message)
             if parts:
@@ -258,8 +273,7 @@ def convert_messages(model: Model, messages: list[Message]) -> list[dict[str, An
             parts = _model_parts(message, model)
             if parts:
                 contents.append({"role": "model", "parts": parts})
-        else:
-            _add_tool_result(contents, message, model)
+    flush_result_images()
     return contents
 
 
@@ -365,6 +379,8 @@ class ReplyReader:
     def __init__(self, builder: OutputBuilder) -> None:
         self.builder = builder
         self._calls = 0
+        self.finished = False
+        """A finishReason (or a blocked prompt) arrived; Gemini's last chunk always carries one."""
 
     def feed(self, chunk: dict[str, Any]) -> None:
         if "error" in chunk:
@@ -377,8 +393,10 @@ class ReplyReader:
         reason = candidate.get("finishReason")
         if reason:
             self._finish(str(reason), candidate.get("finishMessage"))
+            self.finished = True
         block_reason = (chunk.get("promptFeedback") or {}).get("blockReason")
         if block_reason:
+            self.finished = True
             output.stop_reason = "error"
             output.error_message = (
                 f"{self.builder.model.provider} blocked the prompt sent to {self.builder.model.id} "
@@ -391,6 +409,12 @@ class ReplyReader:
     def finish(self) -> None:
         """A reply holding a function call always asks for tool results, whatever ended it."""
         output = self.builder.output
+        if not self.finished:
+            model = self.builder.model
+            raise ConnectionError(
+                f"Connection error: the stream from {model.provider} ({model.id}) ended before the reply was "
+                "complete (no finishReason received). Try again."
+            )
         if any(isinstance(block, ToolCall) for block in output.content):
             output.stop_reason = "toolUse"
             output.error_message = None

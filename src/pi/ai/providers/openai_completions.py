@@ -456,6 +456,8 @@ class _ChunkReader:
         self.generated_id = False
         self.encrypted_reasoning: dict[str, str] = {}
         self.counter = 0
+        self.finished = False
+        """A finish_reason or the ``[DONE]`` marker arrived; a stream ending without either was cut short."""
 
     def chunk(self, chunk: dict[str, Any]) -> None:
         if chunk.get("error"):
@@ -472,6 +474,7 @@ class _ChunkReader:
         finish = choice.get("finish_reason")
         if finish:
             self.builder.output.stop_reason = map_finish_reason(finish)
+            self.finished = True
         delta = choice.get("delta")
         if isinstance(delta, dict):
             self.delta(delta)
@@ -573,10 +576,17 @@ async def _read_stream(response: httpx.Response, builder: OutputBuilder) -> None
         if not data:
             continue
         if data == "[DONE]":
+            reader.finished = True
             break
         chunk = parse_json_data(data)
         if isinstance(chunk, dict):
             reader.chunk(chunk)
+    if not reader.finished:
+        raise ConnectionError(
+            f"Connection to {builder.model.provider} lost while streaming {builder.model.id}: the stream ended "
+            "before the reply was complete (no finish_reason and no [DONE]). The reply is incomplete; "
+            "send the request again."
+        )
     builder.end_block()
     reader.finish()
     output = builder.output

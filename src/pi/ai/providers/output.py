@@ -37,6 +37,14 @@ from pi.ai.types import AssistantMessage, Model, TextContent, ThinkingContent, T
 
 ABORTED_MESSAGE = "Request was aborted"
 
+REPARSE_EVERY_FRAGMENT_BELOW = 8192
+"""Tool-call JSON shorter than this (characters) is re-parsed after every fragment.
+
+Longer text (a whole file handed to a write tool) is re-parsed once it has grown by a sixteenth
+since the last parse: re-parsing all of it after each of its thousands of fragments is quadratic
+and blocked the event loop for tens of seconds. The final arguments are always parsed in full.
+"""
+
 
 class OutputBuilder:
     """The partial reply plus the block currently open; one block is open at a time."""
@@ -48,6 +56,7 @@ class OutputBuilder:
         self.started = False
         self._open: TextContent | ThinkingContent | ToolCall | None = None
         self._tool_json = ""
+        self._parsed_length = 0
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -135,17 +144,24 @@ class OutputBuilder:
         self.output.content.append(block)
         self._open = block
         self._tool_json = ""
+        self._parsed_length = 0
         self.stream.push(ToolCallStartEvent(content_index=self.index, partial=self.output))
         return block
 
     def tool_call_delta(self, fragment: str) -> None:
-        """Append raw argument JSON; `arguments` is re-parsed leniently after every fragment."""
+        """Append raw argument JSON; `arguments` is re-parsed leniently as it grows.
+
+        See REPARSE_EVERY_FRAGMENT_BELOW for how often.
+        """
         block = self._open
         if not isinstance(block, ToolCall):
             raise ValueError("tool-call arguments arrived with no tool call open")
         self._tool_json += fragment
-        if self._tool_json.strip():
+        length = len(self._tool_json)
+        due = length < REPARSE_EVERY_FRAGMENT_BELOW or length - self._parsed_length >= self._parsed_length // 16
+        if due and fragment and self._tool_json.strip():
             block.arguments = parse_streaming_json(self._tool_json)
+            self._parsed_length = length
         self.stream.push(ToolCallDeltaEvent(content_index=self.index, delta=fragment, partial=self.output))
 
     def replace_tool_arguments(self, raw_json: str) -> None:
@@ -230,4 +246,4 @@ def _fail(builder: OutputBuilder, reason: Literal["error", "aborted"], message: 
     builder.stream.push(ErrorEvent(reason=reason, error=output))
 
 
-__all__ = ["ABORTED_MESSAGE", "OutputBuilder", "run_provider"]
+__all__ = ["ABORTED_MESSAGE", "REPARSE_EVERY_FRAGMENT_BELOW", "OutputBuilder", "run_provider"]
