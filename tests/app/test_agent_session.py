@@ -226,3 +226,27 @@ async def test_prompt_while_streaming_needs_a_behavior(faux: FauxProvider, tmp_p
     await session.prompt("and then this", streaming_behavior="followUp")
     await run
     assert session.last_assistant_text() == "follow-up answer"
+
+
+async def test_a_prompt_during_a_retry_wait_is_queued_not_run_alongside(faux: FauxProvider, tmp_path: Path) -> None:
+    import asyncio
+
+    faux.set_responses(
+        [
+            faux_assistant_message(stop_reason="error", error_message="529 overloaded_error: Overloaded"),
+            faux_assistant_message("first answer"),
+            faux_assistant_message("follow-up answer"),
+        ]
+    )
+    session, events = _session(faux, tmp_path, {"retry": {"baseDelayMs": 200}})
+    run = asyncio.create_task(session.prompt("go"))
+    while not _types(events, "auto_retry_start"):
+        await asyncio.sleep(0.01)
+    assert session.is_streaming  # the retry wait is part of the run
+    with pytest.raises(RuntimeError, match="Specify streamingBehavior"):
+        await session.prompt("now")
+    await session.prompt("later", streaming_behavior="followUp")
+    await run
+    texts = [m.content[0].text for m in session.messages if isinstance(m, AssistantMessage) and m.content]
+    assert texts == ["first answer", "follow-up answer"]
+    assert not session.is_streaming

@@ -8,6 +8,7 @@ and statistics. Modes only call its methods and render its events.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sys
 import traceback
@@ -146,6 +147,9 @@ class AgentSession:
         self.auto_compaction_enabled = settings.compaction.enabled
         self.retry_attempt = 0
         self.is_compacting = False
+        self._busy = False
+        self._idle = asyncio.Event()
+        self._idle.set()
         self._compaction_controller: AbortController | None = None
         agent.convert_to_llm = self._convert_to_llm
         agent.get_api_key = self._api_key_for
@@ -205,7 +209,8 @@ class AgentSession:
 
     @property
     def is_streaming(self) -> bool:
-        return self.agent.state.is_streaming
+        """True from a prompt until its run and any retry or compaction after it are over."""
+        return self._busy or self.agent.state.is_streaming
 
     @property
     def session_id(self) -> str:
@@ -284,9 +289,23 @@ class AgentSession:
         self._require_model()
         self._flush_pending_bash()
         self.retry_attempt = 0
-        await self._check_threshold(before_prompt=True)
-        await self.agent.prompt(self._user_message(text, images))
-        await self._after_run()
+        self._busy = True
+        self._idle.clear()
+        try:
+            await self._check_threshold(before_prompt=True)
+            await self.agent.prompt(self._user_message(text, images))
+            await self._after_run()
+            # Messages queued while a retry waited or a compaction ran still get their turn.
+            while self.agent.has_queued_messages() and not self._last_run_failed():
+                await self.agent.continue_run()
+                await self._after_run()
+        finally:
+            self._busy = False
+            self._idle.set()
+
+    def _last_run_failed(self) -> bool:
+        last = self._last_assistant()
+        return last is not None and last.stop_reason in ("error", "aborted")
 
     def steer(self, text: str, images: Sequence[ImageContent] | None = None, expand: bool = True) -> None:
         self.agent.steer(self._user_message(self.expand_input(text) if expand else text, images))
@@ -295,18 +314,20 @@ class AgentSession:
         self.agent.follow_up(self._user_message(self.expand_input(text) if expand else text, images))
 
     async def abort(self) -> None:
-        """Stop the current run, any retry wait and any compaction."""
+        """Stop the current run, any retry wait and any compaction, and return once all have ended."""
         self.abort_retry()
         self.abort_compaction()
         self.agent.abort()
-        await self.agent.wait_for_idle()
+        await self.wait_for_idle()
 
     def abort_retry(self) -> None:
         if self._retry_controller is not None:
             self._retry_controller.abort()
 
     async def wait_for_idle(self) -> None:
+        """Return once no prompt is running, counting the retries and compactions that follow a run."""
         await self.agent.wait_for_idle()
+        await self._idle.wait()
 
     # -- automatic retry ---------------------------------------------------------------------------
 
