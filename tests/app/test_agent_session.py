@@ -250,3 +250,41 @@ async def test_a_prompt_during_a_retry_wait_is_queued_not_run_alongside(faux: Fa
     texts = [m.content[0].text for m in session.messages if isinstance(m, AssistantMessage) and m.content]
     assert texts == ["first answer", "follow-up answer"]
     assert not session.is_streaming
+
+
+async def test_a_prompt_during_a_manual_compaction_must_queue(faux: FauxProvider, tmp_path: Path) -> None:
+    import asyncio
+
+    session, _ = _session(faux, tmp_path, {"compaction": {"reserveTokens": 100, "keepRecentTokens": 40}})
+    await _three_turns(session, faux)
+    faux.tokens_per_second = 20
+    faux.set_responses([faux_assistant_message("## Goal\nsummary " + _long(20))] * 2)
+    compaction = asyncio.create_task(session.compact())
+    while not session.is_compacting:
+        await asyncio.sleep(0.01)
+    assert session.is_streaming
+    with pytest.raises(RuntimeError, match="Specify streamingBehavior"):
+        await session.prompt("now")
+    result = await compaction
+    assert result["summary"].startswith("## Goal")
+    assert not session.is_streaming
+
+
+async def test_a_silent_overflow_is_compacted_and_retried(faux: FauxProvider, tmp_path: Path) -> None:
+    settings = {"compaction": {"reserveTokens": 10, "keepRecentTokens": 40}}
+    session, events = _session(faux, tmp_path, settings)
+    await _three_turns(session, faux)
+    last = [m for m in session.messages if isinstance(m, AssistantMessage)][-1]
+    used = last.usage.input + last.usage.output
+    # The server accepted more than the window holds and answered anyway: a silent overflow.
+    model = session.model
+    assert model is not None
+    # Room for the history but not for the next prompt (about 80 tokens) on top of it.
+    session.agent.set_model(model.model_copy(update={"context_window": used + 45}))
+    chat = [faux_assistant_message("answer from truncated input"), faux_assistant_message("answer after compaction")]
+    faux.set_responses([_scripted_chat(chat, "## Goal\nShort summary.")] * 6)
+    await session.prompt("one more " + _long(60))
+    compaction = _types(events, "auto_compaction")
+    assert [e["type"] for e in compaction] == ["auto_compaction_start", "auto_compaction_end"]
+    assert compaction[0]["reason"] == "overflow" and compaction[1]["willRetry"] is True
+    assert session.last_assistant_text() == "answer after compaction"

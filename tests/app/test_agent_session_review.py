@@ -115,10 +115,13 @@ async def test_an_overflow_that_cannot_be_compacted_is_not_compacted_again_as_th
     faux: FauxProvider, tmp_path: Path
 ) -> None:
     # keepRecentTokens above the window: there is never anything to compact, every attempt fails.
-    settings = {"compaction": {"reserveTokens": 100, "keepRecentTokens": 20000}}
-    session = _session(faux, tmp_path, settings, context_window=1000)
+    # The first reply leaves the context over the threshold (window - reserve) but within the window.
+    settings = {"compaction": {"reserveTokens": 300, "keepRecentTokens": 20000}}
+    session = _session(faux, tmp_path, settings, context_window=1700)
     faux.set_responses([faux_assistant_message(_long(20))])
     await session.prompt("first " + _long(1000))
+    first = session.messages[-1]
+    assert isinstance(first, AssistantMessage) and 1400 < first.usage.input + first.usage.output < 1700
     events: list[Any] = []
     session.subscribe(lambda event: events.append(event.to_json_dict()))
     overflow = "prompt is too long: 300000 tokens"

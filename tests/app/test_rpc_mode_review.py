@@ -7,6 +7,7 @@ import json
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 from pi.app.modes.jsonl import JsonlWriter
 from tests.app.test_cli_e2e import Rpc
@@ -82,8 +83,15 @@ def test_abort_reaches_a_running_manual_compaction(server: ScriptedServer, tmp_p
         while len(server.requests) < 3:
             time.sleep(0.05)
         started = time.monotonic()
-        rpc.call("abort")
-        compact = rpc._read_until(lambda f: f.get("id") == "c1")
+        rpc.proc.stdin.write(json.dumps({"id": "abort-1", "type": "abort"}) + "\n")
+        rpc.proc.stdin.flush()
+        # abort answers once the compaction has ended, so the two responses may come in either order.
+        responses: dict[str, dict[str, Any]] = {}
+        while len(responses) < 2:
+            frame = rpc._read_until(lambda f: f.get("id") in ("c1", "abort-1") and f.get("type") == "response")
+            responses[frame["id"]] = frame
+        compact = responses["c1"]
+        assert responses["abort-1"]["success"] is True
         assert time.monotonic() - started < 10
         assert compact["success"] is False and compact["error"] == "Compaction cancelled"
         assert rpc.data("get_state")["isCompacting"] is False

@@ -354,7 +354,7 @@ class AgentSession:
                 break
             same_model = last.provider == model.provider and last.model == model.id
             if (
-                last.stop_reason == "error"
+                last.stop_reason in ("error", "stop")  # "stop": a server that cut the input silently
                 and same_model
                 and self.auto_compaction_enabled
                 and is_context_overflow(last, model.context_window)
@@ -372,7 +372,7 @@ class AgentSession:
                     break  # the error stays the last message, so the caller reports it
                 # The rebuilt context comes from the session file, which keeps the failed reply.
                 rebuilt = self._last_assistant()
-                if rebuilt is not None and rebuilt.stop_reason == "error" and self.messages[-1] is rebuilt:
+                if rebuilt is not None and rebuilt.stop_reason in ("error", "stop") and self.messages[-1] is rebuilt:
                     self._drop_last_from_context(rebuilt)
                 await self.agent.continue_run()
                 continue
@@ -447,7 +447,7 @@ class AgentSession:
             return
         if last.timestamp <= self._latest_compaction_ms():
             return
-        if last.stop_reason == "error" and is_context_overflow(last, model.context_window):
+        if last.stop_reason in ("error", "stop") and is_context_overflow(last, model.context_window):
             return  # the overflow path has dealt with it (compacted and retried, or reported why not)
         if last.stop_reason in ("error", "aborted"):
             estimate = estimate_context_tokens(self.messages)
@@ -516,6 +516,12 @@ class AgentSession:
         controller = AbortController()
         self._compaction_controller = controller
         self.is_compacting = True
+        # A compaction asked for between runs makes the session busy, so a prompt queues behind it
+        # instead of running on the history that is being replaced.
+        owns_busy = not self._busy
+        if owns_busy:
+            self._busy = True
+            self._idle.clear()
         try:
             result = await run_compaction(
                 preparation,
@@ -528,6 +534,9 @@ class AgentSession:
         finally:
             self.is_compacting = False
             self._compaction_controller = None
+            if owns_busy:
+                self._busy = False
+                self._idle.set()
         if controller.signal.aborted:
             raise CompactionCancelledError()
         self.session.append_compaction(result.summary, result.first_kept_entry_id, result.tokens_before, result.details)
