@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from pi.ai.faux import FauxProvider, register_faux_provider
 from tests.support.http_server import ScriptedServer
 
 
@@ -15,3 +16,13 @@ def server() -> Iterator[ScriptedServer]:
         yield srv
     finally:
         srv.stop()
+
+
+@pytest.fixture
+def faux() -> Iterator[FauxProvider]:
+    """A scripted model registered for the test; see `pi.ai.faux`."""
+    provider = register_faux_provider()
+    try:
+        yield provider
+    finally:
+        provider.unregister()

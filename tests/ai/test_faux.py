@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,15 +23,6 @@ from pi.ai.faux import (
 from pi.ai.options import StreamOptions
 from pi.ai.stream import complete, stream
 from pi.ai.types import Context, Model, UserMessage
-
-
-@pytest.fixture
-def faux() -> Iterator[FauxProvider]:
-    provider = register_faux_provider()
-    try:
-        yield provider
-    finally:
-        provider.unregister()
 
 
 def ctx(text: str = "hello") -> Context:

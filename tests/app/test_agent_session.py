@@ -2,54 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pi.ai.faux import FauxProvider, faux_assistant_message, register_faux_provider
+from pi.ai.faux import FauxProvider, faux_assistant_message
 from pi.ai.types import AssistantMessage, UserMessage
 from pi.app.agent_session import AgentSession
-from pi.app.auth import AuthStorage
-from pi.app.model_registry import ModelRegistry
-from pi.app.resources import Resources
-from pi.app.sdk import CreateSessionOptions, create_agent_session
-from pi.app.settings import SettingsManager
 from pi.app.system_prompt import PREAMBLE
-from pi.session.manager import SessionManager
 from pi.session.messages import CompactionSummaryMessage
-
-
-@pytest.fixture
-def faux() -> Iterator[FauxProvider]:
-    provider = register_faux_provider()
-    try:
-        yield provider
-    finally:
-        provider.unregister()
+from tests.support.faux_session import make_faux_session, scripted_chat, words
 
 
 def _session(
     faux: FauxProvider, tmp_path: Path, settings: dict[str, Any] | None = None, context_window: int = 128000
 ) -> tuple[AgentSession, list[dict[str, Any]]]:
-    auth = AuthStorage.in_memory()
-    auth.set_runtime_api_key(faux.model.provider, "test")
-    model = faux.model.model_copy(update={"context_window": context_window})
-    session = create_agent_session(
-        CreateSessionOptions(
-            cwd=tmp_path,
-            agent_dir=tmp_path / "agent",
-            model=model,
-            thinking_level="off",
-            tools=[],
-            settings=SettingsManager.in_memory({"retry": {"baseDelayMs": 1}, **(settings or {})}),
-            auth=auth,
-            model_registry=ModelRegistry(auth, None),
-            resources=Resources(),
-            session_manager=SessionManager.in_memory(str(tmp_path)),
-        )
-    )
+    session = make_faux_session(faux, tmp_path, settings, context_window)
     events: list[dict[str, Any]] = []
     session.subscribe(lambda event: events.append(event.to_json_dict()))
     return session, events
@@ -112,16 +81,12 @@ async def test_non_transient_error_is_not_retried(faux: FauxProvider, tmp_path: 
     assert faux.call_count == 1
 
 
-def _long(n: int) -> str:
-    return ("word " * n).strip()
-
-
 def _chat_or_summary(chat_words: int, summary: str) -> Any:
     """Answers the conversation with `chat_words` words, and a summary request with `summary`."""
 
     def reply(context: Any, options: Any, state: Any, model: Any) -> AssistantMessage:
         if (context.system_prompt or "").startswith(PREAMBLE):
-            return faux_assistant_message(_long(chat_words))
+            return faux_assistant_message(words(chat_words))
         return faux_assistant_message(summary)
 
     return reply
@@ -132,7 +97,7 @@ async def test_threshold_compaction_summarizes_and_keeps_recent(faux: FauxProvid
     session, events = _session(faux, tmp_path, settings, context_window=1500)
     faux.set_responses([_chat_or_summary(150, "## Goal\nAnswer questions.")] * 12)
     for i in range(5):
-        await session.prompt(f"question {i} " + _long(100))
+        await session.prompt(f"question {i} " + words(100))
     starts = _types(events, "auto_compaction_start")
     assert starts and all(e["reason"] == "threshold" for e in starts)
     end = _types(events, "auto_compaction_end")[0]
@@ -146,21 +111,10 @@ async def test_threshold_compaction_summarizes_and_keeps_recent(faux: FauxProvid
     assert len(session.messages) < 2 * 5
 
 
-def _scripted_chat(chat: list[AssistantMessage], summary: str) -> Any:
-    """Chat requests get the next scripted reply; summary requests (any number) get `summary`."""
-
-    def reply(context: Any, options: Any, state: Any, model: Any) -> AssistantMessage:
-        if (context.system_prompt or "").startswith(PREAMBLE):
-            return chat.pop(0)
-        return faux_assistant_message(summary)
-
-    return reply
-
-
 async def _three_turns(session: AgentSession, faux: FauxProvider) -> None:
-    faux.set_responses([faux_assistant_message(_long(60)) for _ in range(3)])
+    faux.set_responses([faux_assistant_message(words(60)) for _ in range(3)])
     for i in range(3):
-        await session.prompt(f"turn {i} " + _long(60))
+        await session.prompt(f"turn {i} " + words(60))
 
 
 async def test_overflow_error_compacts_then_retries_once(faux: FauxProvider, tmp_path: Path) -> None:
@@ -171,7 +125,7 @@ async def test_overflow_error_compacts_then_retries_once(faux: FauxProvider, tmp
         faux_assistant_message(stop_reason="error", error_message="prompt is too long: 210000 tokens > 200000"),
         faux_assistant_message("answer after compaction"),
     ]
-    faux.set_responses([_scripted_chat(chat, "## Goal\nSummarized earlier turns.")] * 6)
+    faux.set_responses([scripted_chat(chat, "## Goal\nSummarized earlier turns.")] * 6)
     await session.prompt("one more")
     compaction = _types(events, "auto_compaction")
     assert [e["type"] for e in compaction] == ["auto_compaction_start", "auto_compaction_end"]
@@ -192,7 +146,7 @@ async def test_second_overflow_after_recovery_reports_failure(faux: FauxProvider
     await _three_turns(session, faux)
     overflow = "prompt is too long: 300000 tokens"
     chat = [faux_assistant_message(stop_reason="error", error_message=overflow) for _ in range(2)]
-    faux.set_responses([_scripted_chat(chat, "## Goal\nx")] * 6)
+    faux.set_responses([scripted_chat(chat, "## Goal\nx")] * 6)
     await session.prompt("again")
     ends = _types(events, "auto_compaction_end")
     assert ends[-1]["errorMessage"].startswith("Context overflow recovery failed after one compact-and-retry")
@@ -216,7 +170,7 @@ async def test_prompt_while_streaming_needs_a_behavior(faux: FauxProvider, tmp_p
     import asyncio
 
     faux.tokens_per_second = 50
-    faux.set_responses([faux_assistant_message(_long(40)), faux_assistant_message("follow-up answer")])
+    faux.set_responses([faux_assistant_message(words(40)), faux_assistant_message("follow-up answer")])
     session, _ = _session(faux, tmp_path)
     run = asyncio.create_task(session.prompt("long answer please"))
     while not session.is_streaming:
@@ -258,7 +212,7 @@ async def test_a_prompt_during_a_manual_compaction_must_queue(faux: FauxProvider
     session, _ = _session(faux, tmp_path, {"compaction": {"reserveTokens": 100, "keepRecentTokens": 40}})
     await _three_turns(session, faux)
     faux.tokens_per_second = 20
-    faux.set_responses([faux_assistant_message("## Goal\nsummary " + _long(20))] * 2)
+    faux.set_responses([faux_assistant_message("## Goal\nsummary " + words(20))] * 2)
     compaction = asyncio.create_task(session.compact())
     while not session.is_compacting:
         await asyncio.sleep(0.01)
@@ -282,8 +236,8 @@ async def test_a_silent_overflow_is_compacted_and_retried(faux: FauxProvider, tm
     # Room for the history but not for the next prompt (about 80 tokens) on top of it.
     session.agent.set_model(model.model_copy(update={"context_window": used + 45}))
     chat = [faux_assistant_message("answer from truncated input"), faux_assistant_message("answer after compaction")]
-    faux.set_responses([_scripted_chat(chat, "## Goal\nShort summary.")] * 6)
-    await session.prompt("one more " + _long(60))
+    faux.set_responses([scripted_chat(chat, "## Goal\nShort summary.")] * 6)
+    await session.prompt("one more " + words(60))
     compaction = _types(events, "auto_compaction")
     assert [e["type"] for e in compaction] == ["auto_compaction_start", "auto_compaction_end"]
     assert compaction[0]["reason"] == "overflow" and compaction[1]["willRetry"] is True

@@ -2,67 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pi.ai.faux import FauxProvider, faux_assistant_message, register_faux_provider
+from pi.ai.faux import FauxProvider, faux_assistant_message
 from pi.ai.types import AssistantMessage, UserMessage
-from pi.app.agent_session import AgentSession
-from pi.app.auth import AuthStorage
-from pi.app.model_registry import ModelRegistry
-from pi.app.resources import Resources
-from pi.app.sdk import CreateSessionOptions, create_agent_session
 from pi.app.session_events import SessionEvent
-from pi.app.settings import SettingsManager
-from pi.app.system_prompt import PREAMBLE
-from pi.session.manager import SessionManager
-
-
-@pytest.fixture
-def faux() -> Iterator[FauxProvider]:
-    provider = register_faux_provider()
-    try:
-        yield provider
-    finally:
-        provider.unregister()
-
-
-def _session(
-    faux: FauxProvider, tmp_path: Path, settings: dict[str, Any] | None = None, context_window: int = 128000
-) -> AgentSession:
-    auth = AuthStorage.in_memory()
-    auth.set_runtime_api_key(faux.model.provider, "test")
-    model = faux.model.model_copy(update={"context_window": context_window})
-    return create_agent_session(
-        CreateSessionOptions(
-            cwd=tmp_path,
-            agent_dir=tmp_path / "agent",
-            model=model,
-            thinking_level="off",
-            tools=[],
-            settings=SettingsManager.in_memory({"retry": {"baseDelayMs": 1}, **(settings or {})}),
-            auth=auth,
-            model_registry=ModelRegistry(auth, None),
-            resources=Resources(),
-            session_manager=SessionManager.in_memory(str(tmp_path)),
-        )
-    )
-
-
-def _long(n: int) -> str:
-    return ("word " * n).strip()
-
-
-def _chat_or_summary(chat: list[AssistantMessage], summary: str) -> Any:
-    def reply(context: Any, options: Any, state: Any, model: Any) -> AssistantMessage:
-        if (context.system_prompt or "").startswith(PREAMBLE):
-            return chat.pop(0)
-        return faux_assistant_message(summary)
-
-    return reply
+from tests.support.faux_session import make_faux_session, scripted_chat, words
 
 
 async def test_a_failing_listener_neither_stops_retries_nor_hides_events_from_others(
@@ -74,7 +22,7 @@ async def test_a_failing_listener_neither_stops_retries_nor_hides_events_from_ot
             faux_assistant_message("recovered"),
         ]
     )
-    session = _session(faux, tmp_path)
+    session = make_faux_session(faux, tmp_path)
 
     def broken(event: SessionEvent) -> None:
         raise ValueError("renderer bug")
@@ -91,20 +39,20 @@ async def test_a_failing_listener_neither_stops_retries_nor_hides_events_from_ot
 
 async def test_threshold_is_checked_before_a_prompt_after_an_aborted_reply(faux: FauxProvider, tmp_path: Path) -> None:
     settings = {"compaction": {"reserveTokens": 300, "keepRecentTokens": 150}}
-    session = _session(faux, tmp_path, settings, context_window=1500)
-    faux.set_responses([faux_assistant_message(_long(100)) for _ in range(2)])
+    session = make_faux_session(faux, tmp_path, settings, context_window=1500)
+    faux.set_responses([faux_assistant_message(words(100)) for _ in range(2)])
     for i in range(2):
-        await session.prompt(f"question {i} " + _long(100))
+        await session.prompt(f"question {i} " + words(100))
     events: list[str] = []
     session.subscribe(lambda event: events.append(event.type))
     # A reply aborted after the request went over the threshold: after the run it is skipped ...
-    aborted = faux_assistant_message(_long(20), stop_reason="aborted", error_message="Operation aborted")
+    aborted = faux_assistant_message(words(20), stop_reason="aborted", error_message="Operation aborted")
     faux.set_responses([aborted])
-    await session.prompt("third " + _long(500))
+    await session.prompt("third " + words(500))
     assert isinstance(session.messages[-1], AssistantMessage) and session.messages[-1].usage.input > 1200
     assert "auto_compaction_start" not in events
     # ... but the next prompt compacts first, so the request is not sent over the threshold.
-    faux.set_responses([_chat_or_summary([faux_assistant_message("ok")], "## Goal\nSummary.")] * 3)
+    faux.set_responses([scripted_chat([faux_assistant_message("ok")], "## Goal\nSummary.")] * 3)
     await session.prompt("fourth")
     assert events.index("auto_compaction_start") < events.index("agent_start", events.index("auto_compaction_start"))
     first = faux.contexts[-1].messages[0]
@@ -117,9 +65,9 @@ async def test_an_overflow_that_cannot_be_compacted_is_not_compacted_again_as_th
     # keepRecentTokens above the window: there is never anything to compact, every attempt fails.
     # The first reply leaves the context over the threshold (window - reserve) but within the window.
     settings = {"compaction": {"reserveTokens": 300, "keepRecentTokens": 20000}}
-    session = _session(faux, tmp_path, settings, context_window=1700)
-    faux.set_responses([faux_assistant_message(_long(20))])
-    await session.prompt("first " + _long(1000))
+    session = make_faux_session(faux, tmp_path, settings, context_window=1700)
+    faux.set_responses([faux_assistant_message(words(20))])
+    await session.prompt("first " + words(1000))
     first = session.messages[-1]
     assert isinstance(first, AssistantMessage) and 1400 < first.usage.input + first.usage.output < 1700
     events: list[Any] = []

@@ -5,7 +5,6 @@ tool-level path cases of §8.2 that go through read, write and edit.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ import pytest
 
 from pi.agent import Agent
 from pi.agent.tool import AgentTool
-from pi.ai.faux import FauxProvider, faux_assistant_message, faux_tool_call, register_faux_provider
+from pi.ai.faux import FauxProvider, faux_assistant_message, faux_tool_call
 from pi.ai.stream import stream
 from pi.ai.types import TextContent, ToolResultMessage
 from pi.app.system_prompt import SystemPromptInputs, build_system_prompt
@@ -145,15 +144,6 @@ def test_case_197_skills_need_read(tmp_path: Path) -> None:
 
 
 # --- 8.16 framework: what the agent loop does with these tools --------------------------------------------
-
-
-@pytest.fixture
-def faux() -> Iterator[FauxProvider]:
-    provider = register_faux_provider()
-    try:
-        yield provider
-    finally:
-        provider.unregister()
 
 
 async def call_once(faux: FauxProvider, cwd: Path, name: str, arguments: dict[str, Any]) -> ToolResultMessage:
