@@ -425,7 +425,7 @@ async def test_abort_stops_a_background_writer_after_the_shell_exited(tmp_path: 
     controller = AbortController()
     asyncio.get_running_loop().call_later(0.4, controller.abort)
     started = time.monotonic()
-    command = "(while :; do echo 63.719; sleep 0.03; done) & echo early"
+    command = "(sleep 0.05; while :; do echo 63.719; sleep 0.03; done) & echo early"
     error = await asyncio.wait_for(run_error(tmp_path, command, signal=controller.signal), 5)
     assert str(error).startswith("early\n")
     assert str(error).endswith("\n\nCommand aborted")

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from pi.agent.messages import AgentMessage
 from pi.agent.tool import AgentTool
+from pi.ai.record import record
 
 
-@dataclass(slots=True)
+@record
 class AgentContext:
     """System prompt, transcript and tools. The loop appends to `messages` as the run goes."""
 

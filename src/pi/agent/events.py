@@ -8,12 +8,13 @@ rather than copied (copy it if you keep it past the event).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, TypeAlias
 
 from pi.agent.messages import AgentMessage, to_jsonable
 from pi.agent.tool import AgentToolResult
 from pi.ai.events import AssistantMessageEvent, event_to_json_dict
+from pi.ai.record import record
 from pi.ai.types import AssistantMessage, ToolResultMessage
 
 
@@ -27,7 +28,7 @@ def tool_result_to_json(result: AgentToolResult) -> dict[str, Any]:
     return out
 
 
-@dataclass(slots=True)
+@record
 class AgentStartEvent:
     type: Literal["agent_start"] = "agent_start"
 
@@ -35,7 +36,7 @@ class AgentStartEvent:
         return {"type": self.type}
 
 
-@dataclass(slots=True)
+@record
 class AgentEndEvent:
     messages: list[AgentMessage] = field(default_factory=list)
     """Every message this run added, prompts included."""
@@ -45,7 +46,7 @@ class AgentEndEvent:
         return {"type": self.type, "messages": [to_jsonable(m) for m in self.messages]}
 
 
-@dataclass(slots=True)
+@record
 class TurnStartEvent:
     type: Literal["turn_start"] = "turn_start"
 
@@ -53,7 +54,7 @@ class TurnStartEvent:
         return {"type": self.type}
 
 
-@dataclass(slots=True)
+@record
 class TurnEndEvent:
     message: AssistantMessage
     tool_results: list[ToolResultMessage] = field(default_factory=list)
@@ -67,7 +68,7 @@ class TurnEndEvent:
         }
 
 
-@dataclass(slots=True)
+@record
 class MessageStartEvent:
     message: AgentMessage
     type: Literal["message_start"] = "message_start"
@@ -76,7 +77,7 @@ class MessageStartEvent:
         return {"type": self.type, "message": to_jsonable(self.message)}
 
 
-@dataclass(slots=True)
+@record
 class MessageUpdateEvent:
     """One streamed change to the assistant message; `message` is the live partial."""
 
@@ -92,7 +93,7 @@ class MessageUpdateEvent:
         }
 
 
-@dataclass(slots=True)
+@record
 class MessageEndEvent:
     message: AgentMessage
     type: Literal["message_end"] = "message_end"
@@ -101,7 +102,7 @@ class MessageEndEvent:
         return {"type": self.type, "message": to_jsonable(self.message)}
 
 
-@dataclass(slots=True)
+@record
 class ToolExecutionStartEvent:
     tool_call_id: str
     tool_name: str
@@ -113,7 +114,7 @@ class ToolExecutionStartEvent:
         return {"type": self.type, "toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args}
 
 
-@dataclass(slots=True)
+@record
 class ToolExecutionUpdateEvent:
     tool_call_id: str
     tool_name: str
@@ -131,7 +132,7 @@ class ToolExecutionUpdateEvent:
         }
 
 
-@dataclass(slots=True)
+@record
 class ToolExecutionEndEvent:
     tool_call_id: str
     tool_name: str

@@ -8,12 +8,13 @@ raise to report failure; the loop turns the exception text into an error result 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Generic, Literal, Protocol, TypeAlias, TypeVar
 
 from pydantic import BaseModel
 
 from pi.ai.abort import AbortSignal
+from pi.ai.record import record
 from pi.ai.types import ImageContent, TextContent, Tool
 
 ParamsT = TypeVar("ParamsT", bound=BaseModel)
@@ -22,7 +23,7 @@ ParamsT_contra = TypeVar("ParamsT_contra", bound=BaseModel, contravariant=True)
 ToolContent: TypeAlias = TextContent | ImageContent
 
 
-@dataclass(slots=True)
+@record
 class AgentToolResult:
     """`content` goes to the model; `details` is for the UI and logs only and is never sent."""
 
@@ -52,7 +53,7 @@ PrepareArguments: TypeAlias = Callable[[dict[str, Any]], dict[str, Any]]
 ExecutionMode: TypeAlias = Literal["parallel", "sequential"]
 
 
-@dataclass(slots=True)
+@record
 class AgentTool(Generic[ParamsT]):
     name: str
     label: str

@@ -10,26 +10,27 @@ every event. A consumer that keeps it past the event must copy it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import fields
 from typing import Any, Literal, TypeAlias
 
+from pi.ai.record import record
 from pi.ai.types import AssistantMessage, ToolCall
 
 
-@dataclass(slots=True)
+@record
 class StartEvent:
     partial: AssistantMessage
     type: Literal["start"] = "start"
 
 
-@dataclass(slots=True)
+@record
 class TextStartEvent:
     content_index: int
     partial: AssistantMessage
     type: Literal["text_start"] = "text_start"
 
 
-@dataclass(slots=True)
+@record
 class TextDeltaEvent:
     content_index: int
     delta: str
@@ -37,7 +38,7 @@ class TextDeltaEvent:
     type: Literal["text_delta"] = "text_delta"
 
 
-@dataclass(slots=True)
+@record
 class TextEndEvent:
     content_index: int
     content: str
@@ -45,14 +46,14 @@ class TextEndEvent:
     type: Literal["text_end"] = "text_end"
 
 
-@dataclass(slots=True)
+@record
 class ThinkingStartEvent:
     content_index: int
     partial: AssistantMessage
     type: Literal["thinking_start"] = "thinking_start"
 
 
-@dataclass(slots=True)
+@record
 class ThinkingDeltaEvent:
     content_index: int
     delta: str
@@ -60,7 +61,7 @@ class ThinkingDeltaEvent:
     type: Literal["thinking_delta"] = "thinking_delta"
 
 
-@dataclass(slots=True)
+@record
 class ThinkingEndEvent:
     content_index: int
     content: str
@@ -68,14 +69,14 @@ class ThinkingEndEvent:
     type: Literal["thinking_end"] = "thinking_end"
 
 
-@dataclass(slots=True)
+@record
 class ToolCallStartEvent:
     content_index: int
     partial: AssistantMessage
     type: Literal["toolcall_start"] = "toolcall_start"
 
 
-@dataclass(slots=True)
+@record
 class ToolCallDeltaEvent:
     content_index: int
     delta: str
@@ -83,7 +84,7 @@ class ToolCallDeltaEvent:
     type: Literal["toolcall_delta"] = "toolcall_delta"
 
 
-@dataclass(slots=True)
+@record
 class ToolCallEndEvent:
     content_index: int
     tool_call: ToolCall
@@ -91,14 +92,14 @@ class ToolCallEndEvent:
     type: Literal["toolcall_end"] = "toolcall_end"
 
 
-@dataclass(slots=True)
+@record
 class DoneEvent:
     reason: Literal["stop", "length", "toolUse"]
     message: AssistantMessage
     type: Literal["done"] = "done"
 
 
-@dataclass(slots=True)
+@record
 class ErrorEvent:
     reason: Literal["error", "aborted"]
     error: AssistantMessage
@@ -126,12 +127,20 @@ _CAMEL = {
 }
 
 
+_PAYLOAD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _payload_fields(cls: Any) -> tuple[str, ...]:
+    names = _PAYLOAD_FIELDS.get(cls)
+    if names is None:
+        names = _PAYLOAD_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.name != "type")
+    return names
+
+
 def event_to_json_dict(event: AssistantMessageEvent) -> dict[str, Any]:
     """The event in pi's JSON shape (camelCase keys, messages in their JSON form)."""
     out: dict[str, Any] = {"type": event.type}
-    for name in event.__slots__:
-        if name == "type":
-            continue
+    for name in _payload_fields(type(event)):
         value = getattr(event, name)
         if hasattr(value, "to_json_dict"):
             value = value.to_json_dict()

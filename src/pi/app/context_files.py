@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from pi.ai.record import record
 
 CONTEXT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ContextFile:
     path: Path
     content: str

@@ -6,9 +6,10 @@ the first message, so prompts written for the TypeScript pi behave the same.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from pi.ai.record import record
 from pi.ai.types import ImageContent
 from pi.tools.images import IMAGE_SNIFF_BYTES, detect_image_mime_type, process_image
 from pi.tools.paths import expand_path, normalize_path_argument
@@ -18,7 +19,7 @@ class FileArgError(ValueError):
     pass
 
 
-@dataclass(slots=True)
+@record
 class ProcessedFiles:
     text: str = ""
     images: list[ImageContent] = field(default_factory=list)

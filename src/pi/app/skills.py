@@ -9,16 +9,17 @@ rule violations only warn.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from pi.ai.record import record
 from pi.app.frontmatter import split_frontmatter
 
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv"}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Skill:
     name: str
     description: str
@@ -28,7 +29,7 @@ class Skill:
     disable_model_invocation: bool = False
 
 
-@dataclass(slots=True)
+@record
 class SkillLoadResult:
     skills: list[Skill] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)

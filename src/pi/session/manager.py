@@ -12,11 +12,12 @@ import builtins
 import dataclasses
 import os
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from pi.agent.messages import AgentMessage
+from pi.ai.record import record
 from pi.session.context import SessionContext, build_session_context, path_to
 from pi.session.entries import (
     ENTRY_TYPES,
@@ -57,7 +58,7 @@ from pi.session.storage import (
 )
 
 
-@dataclass(slots=True)
+@record
 class SessionTreeNode:
     entry: SessionEntry
     children: list[SessionTreeNode] = field(default_factory=list)

@@ -19,10 +19,11 @@ import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from pi.ai.record import record
 from pi.session.entries import SessionHeader
 
 
@@ -30,7 +31,7 @@ class SessionFileError(ValueError):
     """A file that cannot be used as a session (its first line is not a session header)."""
 
 
-@dataclass(slots=True)
+@record
 class RawSessionFile:
     """The parsed lines of a file, before migration and typing."""
 

@@ -10,18 +10,20 @@ read the error and fix its command.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import math
 import os
 import shutil
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 
 from pydantic import BaseModel, Field
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
+from pi.ai.record import record
 from pi.ai.types import PiModel, TextContent
 from pi.tools.shell import (
     CommandAborted,
@@ -88,7 +90,7 @@ class BashOperations(Protocol):
     ) -> ExecResult: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class LocalBashOperations:
     shell_path: str | None = None
 
@@ -112,7 +114,7 @@ def create_local_bash_operations(shell_path: str | None = None) -> BashOperation
     return LocalBashOperations(shell_path)
 
 
-@dataclass(slots=True)
+@record
 class BashExecution:
     """One command about to run; `prepare` and `spawn_hook` may rewrite any field."""
 
@@ -134,7 +136,7 @@ SpawnHook = Callable[[BashExecution], BashExecution]
 SessionEnvironment = Callable[[], Mapping[str, str]]
 
 
-@dataclass(slots=True)
+@record
 class BashToolOptions:
     operations: BashOperations | None = None
     command_prefix: str | None = None
@@ -175,14 +177,27 @@ def _base_environment(options: BashToolOptions) -> dict[str, str]:
     if options.expose_session_environment:
         for name in SESSION_ENV_NAMES:
             env.pop(name, None)
-    # rg ships inside our environment; make it reachable from commands, last so nothing else is shadowed.
+    path = env.get("PATH", "")
+    with_rg = _path_with_rg(path)
+    if with_rg != path:
+        env["PATH"] = with_rg
+    return env
+
+
+@functools.lru_cache(maxsize=8)
+def _path_with_rg(path: str) -> str:
+    """`path` with the directory of our bundled rg appended, unless an rg is already on it.
+
+    rg ships inside our environment; appending keeps every other command resolving as before. The
+    answer only depends on PATH (and on files that do not move during a session), and searching
+    PATH for rg costs a stat per directory, so it is worked out once per distinct PATH.
+    """
     from pi.tools.ripgrep import find_rg  # only to put rg on PATH; its search code stays unloaded
 
     rg = find_rg()
-    path = env.get("PATH", "")
-    if rg is not None and shutil.which("rg", path=path) is None:
-        env["PATH"] = f"{path}{os.pathsep}{os.path.dirname(rg)}" if path else os.path.dirname(rg)
-    return env
+    if rg is None or shutil.which("rg", path=path) is not None:
+        return path
+    return f"{path}{os.pathsep}{os.path.dirname(rg)}" if path else os.path.dirname(rg)
 
 
 def output_text(snapshot: OutputSnapshot) -> str:

@@ -9,8 +9,9 @@ differently from the patches pi writes into session files.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Literal, overload
+
+from pi.ai.record import record
 
 Op = Literal[" ", "-", "+"]
 _EQUAL: Op = " "
@@ -106,7 +107,7 @@ class TextLines(Sequence[str]):
         return position
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class DiffPart:
     op: Op
     tokens: Sequence[str]
@@ -280,7 +281,7 @@ def _strip_newline(token: str) -> str:
 # --- numbered display diff ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class DiffResult:
     diff: str
     first_changed_line: int | None
@@ -348,7 +349,7 @@ def generate_diff_string(
 # --- unified patch --------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@record
 class _Hunk:
     old_start: int
     new_start: int

@@ -18,8 +18,9 @@ import json
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from pi.ai.record import record
 
 LineEnding = Literal["\r\n", "\n"]
 
@@ -119,7 +120,7 @@ def normalize_for_fuzzy_match(text: str, *, collapse_whitespace: bool = False) -
     return text
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class FuzzyMatch:
     found: bool
     index: int
@@ -145,13 +146,13 @@ def fuzzy_find_text(content: str, old_text: str, *, collapse_whitespace: bool = 
 # --- applying edits -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Replacement:
     old_text: str
     new_text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _Match:
     edit_index: int
     start: int
@@ -163,7 +164,7 @@ class _Match:
         return self.start + self.length
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class AppliedEdits:
     base_content: str
     """The file as matched against: BOM removed, LF line endings."""
@@ -324,7 +325,7 @@ def _splice_lines(original: str, fuzzy: str, ordered: Sequence[_Match]) -> str:
 # --- whole-file pipeline --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class EditOutcome:
     base_content: str
     """Original text, BOM removed, LF endings (what diffs are computed from)."""

@@ -20,11 +20,12 @@ import sys
 import sysconfig
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from typing import Any, TypeVar
 
 from pi.ai.abort import AbortSignal
+from pi.ai.record import record
 from pi.tools.file_walk import GlobOverrides, WalkAborted, walk_files
 
 T = TypeVar("T")
@@ -66,7 +67,7 @@ def find_rg() -> str | None:
 # --- content search --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class GrepMatch:
     path: str
     """Absolute path of the file."""
@@ -75,7 +76,7 @@ class GrepMatch:
     """The line without its newline and carriage returns; None when it is not valid UTF-8."""
 
 
-@dataclass(slots=True)
+@record
 class SearchOutcome:
     matches: list[GrepMatch] = field(default_factory=list)
     limit_reached: bool = False
@@ -83,7 +84,7 @@ class SearchOutcome:
     """Messages for files that could not be read; the search went on without them."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class GrepQuery:
     pattern: str
     search_path: str
@@ -292,7 +293,7 @@ async def search(query: GrepQuery, signal: AbortSignal | None = None) -> SearchO
 # --- listing files --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ListQuery:
     search_path: str
 

@@ -26,11 +26,12 @@ field back on every assistant turn.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from typing import Any, Literal, TypeAlias
 from urllib.parse import urlsplit
 
 from pi.ai.env_api_keys import ENV_KEYS
+from pi.ai.record import record
 from pi.ai.types import Model, RoutingPreferences
 
 ThinkingFormat: TypeAlias = str
@@ -47,7 +48,7 @@ LOCAL_SERVER_PROVIDERS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ResolvedCompat:
     """Every flag with a value; see the spec's compat table for what each one changes on the wire."""
 
