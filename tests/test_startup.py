@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,10 +15,10 @@ PI = Path(sys.executable).parent / "pi"
 HEAVY_PREFIXES = ("pydantic", "pydantic_core", "httpx", "httpcore", "pi.ai")
 
 
-def imported_modules(*args: str) -> list[str]:
+def imported_modules(*args: str, env: dict[str, str] | None = None) -> list[str]:
     """Every module imported by `python -m pi <args>`, read from -X importtime."""
     out = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "pi", *args], capture_output=True, text=True, check=True
+        [sys.executable, "-X", "importtime", "-m", "pi", *args], capture_output=True, text=True, check=True, env=env
     )
     names = []
     for line in out.stderr.splitlines():
@@ -53,3 +54,20 @@ def test_importing_pi_ai_loads_no_provider_and_no_http_client() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_executable_skips_pydantic_plugin_discovery(tmp_path: Path) -> None:
+    env = {**os.environ, "PI_CODING_AGENT_DIR": str(tmp_path), "HOME": str(tmp_path), "PI_OFFLINE": "1"}
+    names = imported_modules("--list-models", "claude", env=env)
+    assert "pydantic" in names and "pi.ai.types" in names  # models were built, so pydantic did look
+    assert "importlib.metadata" not in names
+
+
+def test_library_users_keep_pydantic_plugins() -> None:
+    code = (
+        "import sys, pi.app.sdk, pi.ai.types\n"
+        "from pydantic.plugin import _loader\n"
+        "print(hasattr(_loader, 'entry_points'), 'importlib.metadata' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]

@@ -83,6 +83,12 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(USAGE)
         return 0
 
+    # A run allocates mostly long-lived objects (modules, schemas, the transcript): collecting young
+    # objects less often, from before the first heavy import on, saves a few ms and changes nothing
+    # a user can see.
+    import gc
+
+    gc.set_threshold(20000, 50, 100)
     from pi.app.args import ArgsError, parse_args
 
     try:
@@ -97,7 +103,28 @@ def main(argv: list[str] | None = None) -> int:
 
 def entry() -> None:
     """The `pi` executable (console script and ``python -m pi``): run, then end the process at once."""
+    skip_pydantic_plugins()
     _exit_now(main())
+
+
+def skip_pydantic_plugins() -> None:
+    """Tell pydantic, for this process only, that no pydantic plugins are installed.
+
+    Before it builds its first validator pydantic looks for plugins among the entry points of every
+    installed distribution. Importing `importlib.metadata` for that (it brings email, zipfile and csv
+    along) and reading the metadata cost about 10 ms of every start, and a plugin could only hook
+    into the validation of pi's own messages, which the `pi` executable has no use for. Giving the
+    loader module pydantic imports a stand-in that reports no plugins skips the search; programs
+    that use pi as a library never run this, so their plugins keep working.
+    """
+    import types
+
+    name = "pydantic.plugin._loader"
+    if name in sys.modules:
+        return
+    stand_in = types.ModuleType(name, "pi: pydantic plugins are not loaded in the pi executable.")
+    stand_in.get_plugins = lambda *args, **kwargs: ()  # type: ignore[attr-defined]
+    sys.modules[name] = stand_in
 
 
 def _exit_now(code: int) -> None:

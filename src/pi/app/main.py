@@ -358,11 +358,6 @@ def _end_on_termination_signals() -> None:
 def run(args: Args) -> int:
     stdin_text = _read_stdin() if args.mode != "rpc" else None
     _end_on_termination_signals()
-    # A run allocates mostly long-lived objects (modules, schemas, the transcript): collecting young
-    # objects less often saves about 10 ms of start-up and changes nothing a user can see.
-    import gc
-
-    gc.set_threshold(20000, 50, 100)
     try:
         return asyncio.run(_run_async(args, stdin_text))
     except CliError as exc:
