@@ -134,6 +134,9 @@ def get_client() -> httpx.AsyncClient:
             follow_redirects=True,
             verify=verify,
         )
+        from pi.ai.net_backend import use_asyncio_sockets
+
+        use_asyncio_sockets(getattr(client._transport, "_pool", None))
         _clients[loop] = client
     return client
 

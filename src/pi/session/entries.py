@@ -9,6 +9,7 @@ reading its lines, and a message this version cannot parse is still written back
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Container
 from dataclasses import field
@@ -41,8 +42,17 @@ _KnownMessage: TypeAlias = Annotated[
     | CompactionSummaryMessage,
     Field(discriminator="role"),
 ]
-_KNOWN_MESSAGE: TypeAdapter[_KnownMessage] = TypeAdapter(_KnownMessage)
-_KNOWN_MESSAGES: TypeAdapter[list[_KnownMessage]] = TypeAdapter(list[_KnownMessage])
+
+
+@functools.cache
+def _message_adapter() -> TypeAdapter[_KnownMessage]:
+    """Built on first use: a new session never parses a stored message, and building costs ~1 ms."""
+    return TypeAdapter(_KnownMessage)
+
+
+@functools.cache
+def _messages_adapter() -> TypeAdapter[list[_KnownMessage]]:
+    return TypeAdapter(list[_KnownMessage])
 
 
 def iso_now() -> str:
@@ -77,7 +87,7 @@ def new_entry_id(taken: Container[str]) -> str:
 def parse_stored_message(data: dict[str, Any]) -> AgentMessage:
     """A stored message as an object; a message this version cannot read is kept as `UnknownRoleMessage`."""
     try:
-        return _KNOWN_MESSAGE.validate_python(data)
+        return _message_adapter().validate_python(data)
     except ValidationError:
         pass
     try:
@@ -93,7 +103,7 @@ def parse_messages(entries: list[MessageEntry]) -> None:
     if not pending:
         return
     try:
-        parsed = _KNOWN_MESSAGES.validate_python([e.message_json for e in pending])
+        parsed = _messages_adapter().validate_python([e.message_json for e in pending])
     except ValidationError:
         return  # some message is unusual: each entry parses on its own when read
     for entry, message in zip(pending, parsed, strict=True):

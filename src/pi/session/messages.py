@@ -7,10 +7,11 @@ turns each into a user message with pi's wording. Field names match pi's session
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
 from pi.agent.messages import AgentMessage
 from pi.ai.types import (
@@ -29,7 +30,17 @@ COMPACTION_SUMMARY_PREFIX = "The conversation history before this point was comp
 BRANCH_SUMMARY_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n"
 
 
-class BashExecutionMessage(PiModel):
+class _AppMessage(PiModel):
+    """Base of the roles below: their validators are built when first used, not at import.
+
+    Most runs never create one (no `!` command, no compaction, no extension message), and building
+    the five validators would cost about 2 ms of every start.
+    """
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class BashExecutionMessage(_AppMessage):
     """A command the user ran themselves (``!cmd`` or RPC ``bash``); the model sees it on the next prompt."""
 
     role: Literal["bashExecution"] = "bashExecution"
@@ -43,7 +54,7 @@ class BashExecutionMessage(PiModel):
     timestamp: int = Field(default_factory=now_ms)
 
 
-class CustomMessage(PiModel):
+class CustomMessage(_AppMessage):
     """An extension's message; `display` says whether a UI shows it."""
 
     role: Literal["custom"] = "custom"
@@ -54,14 +65,14 @@ class CustomMessage(PiModel):
     timestamp: int = Field(default_factory=now_ms)
 
 
-class BranchSummaryMessage(PiModel):
+class BranchSummaryMessage(_AppMessage):
     role: Literal["branchSummary"] = "branchSummary"
     summary: str
     from_id: str
     timestamp: int = Field(default_factory=now_ms)
 
 
-class CompactionSummaryMessage(PiModel):
+class CompactionSummaryMessage(_AppMessage):
     role: Literal["compactionSummary"] = "compactionSummary"
     summary: str
     tokens_before: int
@@ -74,10 +85,14 @@ _APP_ROLES: dict[str, type[PiModel]] = {
     "branchSummary": BranchSummaryMessage,
     "compactionSummary": CompactionSummaryMessage,
 }
-_LLM_MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 
 
-class UnknownRoleMessage(PiModel):
+@functools.cache
+def _llm_message_adapter() -> TypeAdapter[Message]:
+    return TypeAdapter(Message)
+
+
+class UnknownRoleMessage(_AppMessage):
     """A role this version does not know (written by a newer pi or an extension): kept as-is, never sent."""
 
     role: str
@@ -90,7 +105,7 @@ def parse_agent_message(data: dict[str, Any]) -> AgentMessage:
     if model is not None:
         return model.model_validate(data)  # type: ignore[return-value]
     try:
-        return _LLM_MESSAGE.validate_python(data)
+        return _llm_message_adapter().validate_python(data)
     except ValidationError:
         if isinstance(role, str) and role not in ("user", "assistant", "toolResult"):
             return UnknownRoleMessage.model_validate(data)
