@@ -11,7 +11,7 @@ from pi.ai.types import ImageContent, TextContent, UserMessage
 from pi.session import SessionFileError, SessionManager
 from pi.session.entries import MessageEntry, UnknownEntry, entry_from_dict
 from pi.session.messages import BashExecutionMessage
-from pi.session.storage import encode_cwd, session_file_name
+from pi.session.storage import append_lines, encode_cwd, session_file_name
 from tests.session.builders import assistant, user
 
 
@@ -237,3 +237,12 @@ def test_a_message_entry_with_an_unknown_field_instead_of_a_parent_keeps_it() ->
     entry = entry_from_dict(data)
     assert isinstance(entry, MessageEntry) and entry.parent_id is None
     assert entry.to_dict() == {**data, "parentId": None}
+
+
+def test_appending_recreates_a_session_directory_removed_mid_session(tmp_path: Path) -> None:
+    path = tmp_path / "gone" / "s.jsonl"
+    append_lines(path, ['{"a":1}'])
+    path.unlink()
+    path.parent.rmdir()
+    append_lines(path, ['{"b":2}'])
+    assert path.read_text() == '{"b":2}\n'

