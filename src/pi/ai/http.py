@@ -63,6 +63,8 @@ _remember_missing_sniffio()
 
 import httpx  # noqa: E402
 
+_BODY_JSON = json.JSONEncoder(ensure_ascii=False)
+
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 MAX_ERROR_BODY = 4000
 
@@ -221,7 +223,7 @@ def encode_json_body(body: Any) -> bytes:
     not turn the whole request into an encoding crash. Only the rare body that holds one pays for
     the clean-up, and removing it from the serialized text is safe: JSON structure is ASCII.
     """
-    text = json.dumps(body, ensure_ascii=False)
+    text = _BODY_JSON.encode(body)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:

@@ -80,6 +80,8 @@ def _transform_assistant(
     id_map: dict[str, str],
 ) -> AssistantMessage:
     same = is_same_model(message, model)
+    if same and not any(_empty_unsigned_thinking(block) for block in message.content):
+        return message  # the usual case, and every request re-sends the whole history: no copy
     content: list[AssistantContent] = []
     for block in message.content:
         if isinstance(block, ThinkingContent):
@@ -104,8 +106,18 @@ def _transform_assistant(
                 id_map[block.id] = new_id
             content.append(ToolCall(id=new_id, name=block.name, arguments=dict(block.arguments)))
     if len(content) == len(message.content) and all(a is b for a, b in zip(content, message.content, strict=True)):
-        return message  # the usual case (same model, nothing dropped): every request re-sends the whole history
+        return message  # nothing was rewritten (an empty message from another model)
     return message.model_copy(update={"content": content})
+
+
+def _empty_unsigned_thinking(block: AssistantContent) -> bool:
+    """The one block a same-model replay drops: thinking with no text, no signature, not redacted."""
+    return (
+        isinstance(block, ThinkingContent)
+        and not block.redacted
+        and not block.thinking_signature
+        and not block.thinking.strip()
+    )
 
 
 def _repair_tool_results(messages: list[Message]) -> list[Message]:

@@ -67,6 +67,9 @@ _FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 _ALNUM = string.digits + string.ascii_letters
 
+_JSON = json.JSONEncoder(ensure_ascii=False)
+"""`json.dumps(..., ensure_ascii=False)` without building an encoder per call (several per request)."""
+
 
 # --- keys, headers, URL ---------------------------------------------------------------------------
 
@@ -176,13 +179,18 @@ def _reasoning_details(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
 
 
 def _assistant_message(message: AssistantMessage, model: Model, compat: ResolvedCompat) -> dict[str, Any] | None:
-    text = "".join(
-        sanitize_surrogates(block.text)
-        for block in message.content
-        if isinstance(block, TextContent) and block.text.strip()
-    )
-    thinking = [block for block in message.content if isinstance(block, ThinkingContent) and block.thinking.strip()]
-    calls = [block for block in message.content if isinstance(block, ToolCall)]
+    texts: list[str] = []
+    thinking: list[ThinkingContent] = []
+    calls: list[ToolCall] = []
+    for block in message.content:  # one pass: every request converts the whole history again
+        if isinstance(block, ToolCall):
+            calls.append(block)
+        elif isinstance(block, TextContent):
+            if block.text.strip():
+                texts.append(sanitize_surrogates(block.text))
+        elif block.thinking.strip():
+            thinking.append(block)
+    text = "".join(texts)
     out: dict[str, Any] = {"role": "assistant", "content": "" if compat.requires_assistant_after_tool_result else None}
     if thinking and compat.requires_thinking_as_text:
         thought = sanitize_surrogates("\n\n".join(block.thinking for block in thinking))
@@ -200,7 +208,7 @@ def _assistant_message(message: AssistantMessage, model: Model, compat: Resolved
                 "type": "function",
                 "function": {
                     "name": call.name,
-                    "arguments": sanitize_surrogates(json.dumps(call.arguments, ensure_ascii=False)),
+                    "arguments": sanitize_surrogates(_JSON.encode(call.arguments)),
                 },
             }
             for call in calls
