@@ -19,6 +19,16 @@ def server() -> Iterator[ScriptedServer]:
 
 
 @pytest.fixture
+def keep_alive_server() -> Iterator[ScriptedServer]:
+    """Like `server`, but connections stay open between responses, as with real API servers."""
+    srv = ScriptedServer(keep_alive=True).start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
 def faux() -> Iterator[FauxProvider]:
     """A scripted model registered for the test; see `pi.ai.faux`."""
     provider = register_faux_provider()

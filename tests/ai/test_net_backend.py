@@ -9,12 +9,13 @@ import ssl
 import struct
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from pi.ai.http import get_client
-from pi.ai.net_backend import AsyncioBackend, use_asyncio_sockets
+from pi.ai.net_backend import AsyncioBackend, _is_ip_address, use_asyncio_sockets
 
 TLS_DIR = Path(__file__).parent / "fixtures" / "tls"
 
@@ -257,3 +258,32 @@ async def test_the_shared_client_loads_its_trust_store_for_a_tls_connection(monk
     async with serve(handler, server_tls()) as (url, _):
         response = await get_client().get(url)
     assert response.text == "trusted"
+
+
+async def test_connecting_to_an_address_races_nothing() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(1)
+
+    loop = asyncio.get_running_loop()
+    created: list[str] = []
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kw: Any) -> asyncio.Task[Any]:
+        created.append(coro.__qualname__)
+        return asyncio.Task(coro, loop=loop, **kw)
+
+    async with serve(handler) as (url, _):
+        port = int(url.rsplit(":", 1)[1])
+        loop.set_task_factory(factory)
+        try:
+            stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+        finally:
+            loop.set_task_factory(None)
+        await stream.aclose()
+    assert [name for name in created if "staggered" in name] == []  # the server still makes its own
+
+
+@pytest.mark.parametrize(
+    ("host", "literal"), [("127.0.0.1", True), ("::1", True), ("localhost", False), ("api.example.com", False)]
+)
+def test_only_names_get_happy_eyeballs(host: str, literal: bool) -> None:
+    assert _is_ip_address(host) is literal

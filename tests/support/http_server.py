@@ -65,14 +65,25 @@ def json_response(status: int, body: Any, headers: dict[str, str] | None = None)
 
 
 class ScriptedServer:
-    def __init__(self) -> None:
+    """See the module docstring. With `keep_alive`, connections serve request after request, as real
+    API servers do; otherwise each response closes its connection. `connections` counts accepted ones.
+    """
+
+    def __init__(self, keep_alive: bool = False) -> None:
         self.responses: deque[ScriptedResponse] = deque()
         self.requests: list[RecordedRequest] = []
+        self.keep_alive = keep_alive
+        self.connections = 0
         self._lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                with server._lock:
+                    server.connections += 1
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -90,9 +101,10 @@ class ScriptedServer:
                 self.send_response(response.status)
                 for key, value in response.headers.items():
                     self.send_header(key, value)
-                # One request per connection: a pooled client never reuses a socket this side is done with.
-                self.send_header("connection", "close")
-                self.close_connection = True
+                if not server.keep_alive:
+                    # One request per connection: a pooled client never reuses a socket this side is done with.
+                    self.send_header("connection", "close")
+                    self.close_connection = True
                 if response.drop_after is None and response.headers.get("content-type") != "text/event-stream":
                     self.send_header("content-length", str(sum(len(c) for c in response.chunks)))
                     self.end_headers()
@@ -119,8 +131,9 @@ class ScriptedServer:
                     self.wfile.write(b"0\r\n\r\n")
                     self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
-                    pass
-                self.close_connection = True
+                    self.close_connection = True
+                if not server.keep_alive:
+                    self.close_connection = True
 
             def _drop(self) -> None:
                 # close() alone leaves the socket open while rfile/wfile hold it, and keep-alive would

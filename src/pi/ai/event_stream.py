@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pi.ai.events import AssistantMessageEvent, DoneEvent, ErrorEvent
 from pi.ai.types import AssistantMessage
@@ -72,18 +72,38 @@ class EventStream(Generic[T, R]):
         return await asyncio.shield(self._result)
 
     def __aiter__(self) -> AsyncIterator[T]:
-        return self._iterate()
+        return _Events(self)
 
-    async def _iterate(self) -> AsyncIterator[T]:
+    async def _next(self) -> T:
         while True:
             if self._queue:
-                yield self._queue.popleft()
-                continue
+                return self._queue.popleft()
             if self._done:
-                return
-            self._waiter = asyncio.get_running_loop().create_future()
-            await self._waiter
-            self._waiter = None
+                raise StopAsyncIteration
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+
+
+class _Events(AsyncIterator[T]):
+    """The iterator of an EventStream.
+
+    A class rather than an async generator: consumers stop at the terminal event without reading on,
+    and an async generator left suspended that way costs the event loop a clean-up task each time.
+    """
+
+    __slots__ = ("_stream",)
+
+    def __init__(self, stream: EventStream[T, Any]) -> None:
+        self._stream = stream
+
+    def __aiter__(self) -> AsyncIterator[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        return await self._stream._next()
 
 
 def _is_terminal(event: AssistantMessageEvent) -> bool:

@@ -8,6 +8,7 @@ them and lives here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import json
 import math
@@ -367,6 +368,26 @@ async def iter_sse(response: httpx.Response) -> AsyncIterator[SSEEvent]:
         yield SSEEvent(event or "message", "\n".join(data))
 
 
+FINISH_GRACE_S = 1.0
+"""How long a server may take to end the response body after its final stream event."""
+
+
+async def finish_stream(rest: AsyncIterator[object]) -> None:
+    """Read and drop whatever follows a stream's final event, up to the end of the response body.
+
+    Servers end the body right after their final event (``[DONE]``, ``message_stop``,
+    ``response.completed``). Reading that end lets the connection go back to the pool for the next
+    request, where closing a half-read response would close the connection and make the next request
+    pay for a new TCP and TLS handshake; it also leaves no half-run generators for the event loop to
+    clean up. A server that keeps the body open gets `FINISH_GRACE_S`; the reply is complete either
+    way, so a failure here changes nothing.
+    """
+    with contextlib.suppress(TimeoutError, httpx.HTTPError, ValueError):
+        async with asyncio.timeout(FINISH_GRACE_S):
+            async for _ in rest:
+                pass
+
+
 def parse_json_data(data: str) -> Any:
     """JSON of one SSE data field, with an error that says which frame was malformed."""
     try:
@@ -387,6 +408,7 @@ __all__ = [
     "deferred_trust_context",
     "encode_json_body",
     "error_hint",
+    "finish_stream",
     "get_client",
     "iter_sse",
     "iter_sse_lines",

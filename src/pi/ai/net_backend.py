@@ -226,7 +226,8 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
                     host,
                     port,
                     local_addr=(local_address, 0) if local_address else None,
-                    happy_eyeballs_delay=_HAPPY_EYEBALLS_DELAY,
+                    # An address has nothing to race, and asyncio would still start tasks to race it.
+                    happy_eyeballs_delay=None if _is_ip_address(host) else _HAPPY_EYEBALLS_DELAY,
                 )
         except TimeoutError as exc:
             raise httpcore.ConnectTimeout(f"Could not connect to {host}:{port} within {timeout} seconds") from exc
@@ -252,6 +253,16 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
+
+
+def _is_ip_address(host: str) -> bool:
+    for family in (socket.AF_INET, socket.AF_INET6):
+        try:
+            socket.inet_pton(family, host)
+        except (OSError, ValueError):
+            continue
+        return True
+    return False
 
 
 def _stream(

@@ -989,3 +989,12 @@ async def test_tool_result_image_with_only_empty_text_gets_the_placeholder(serve
         {"type": "text", "text": "(see attached image)"},
         image_block,
     ]
+
+
+async def test_message_stop_then_the_end_of_the_body_keeps_the_connection(keep_alive_server: ScriptedServer) -> None:
+    model = make_model(keep_alive_server)
+    for text in ("first", "second"):
+        keep_alive_server.queue(ok(text_reply(text)))
+        _, final = await complete(keep_alive_server, ctx(), model)
+        assert final.content == [TextContent(text=text)]
+    assert keep_alive_server.connections == 1

@@ -956,3 +956,26 @@ async def test_finish_reason_without_done_marker_is_complete(server: ScriptedSer
     _, message = await run(make_model(server), ctx(user()))
     assert message.stop_reason == "stop", message.error_message
     assert message.content == [TextContent(text="ok")]
+
+
+# --- connection reuse ------------------------------------------------------------------------------
+
+
+async def test_replies_end_cleanly_so_the_next_request_reuses_the_connection(keep_alive_server: ScriptedServer) -> None:
+    model = make_model(keep_alive_server)
+    for text in ("first", "second", "third"):
+        keep_alive_server.queue(text_reply(text))
+        _, message = await run(model, ctx(user()))
+        assert message.content == [TextContent(text=text)]
+    assert keep_alive_server.connections == 1
+
+
+async def test_a_body_left_open_after_done_costs_at_most_the_grace_time(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("pi.ai.http.FINISH_GRACE_S", 0.2)
+    server.queue(reply(chunk({"content": "held"}), chunk({}, "stop"), hold_open=5.0))
+    started = time.monotonic()
+    _, message = await run(make_model(server), ctx(user()))
+    assert message.stop_reason == "stop" and message.content == [TextContent(text="held")]
+    assert time.monotonic() - started < 2.0

@@ -1072,3 +1072,14 @@ async def test_errored_turns_are_not_replayed(server: ScriptedServer) -> None:
         server, make_model(server), [UserMessage(content="a"), failed, UserMessage(content="b")]
     )
     assert [item.get("role") for item in items] == ["user", "user"]
+
+
+async def test_the_completed_event_then_the_end_of_the_body_keeps_the_connection(
+    keep_alive_server: ScriptedServer,
+) -> None:
+    model = make_model(keep_alive_server)
+    for text in ("first", "second"):
+        keep_alive_server.queue(ok_reply(text))
+        _, message = await run(model, hello())
+        assert message.stop_reason == "stop", message.error_message
+    assert keep_alive_server.connections == 1

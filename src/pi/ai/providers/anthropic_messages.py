@@ -26,7 +26,7 @@ import httpx
 
 from pi.ai.env_api_keys import get_env_api_key, missing_key_message
 from pi.ai.event_stream import AssistantMessageEventStream
-from pi.ai.http import ProviderHTTPError, RequestSpec, iter_sse, open_model_stream, parse_json_data
+from pi.ai.http import ProviderHTTPError, RequestSpec, finish_stream, iter_sse, open_model_stream, parse_json_data
 from pi.ai.options import (
     StreamOptions,
     adjust_max_tokens_for_thinking,
@@ -524,13 +524,15 @@ class _StreamReader:
 
 async def _read_stream(response: httpx.Response, reader: _StreamReader, model: Model) -> None:
     try:
-        async for event in iter_sse(response):
+        events = iter_sse(response)
+        async for event in events:
             data = parse_json_data(event.data)
             if not isinstance(data, dict):
                 raise ValueError(f"Malformed stream frame from the server (not an object): {event.data[:200]}")
             kind = data.get("type") or event.event
             reader.handle(str(kind), data)
             if kind == "message_stop":
+                await finish_stream(events)
                 break
     except (httpx.TransportError, httpx.DecodingError) as exc:
         raise ConnectionError(

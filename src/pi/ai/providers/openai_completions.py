@@ -29,7 +29,15 @@ import httpx
 
 from pi.ai.env_api_keys import get_env_api_key
 from pi.ai.event_stream import AssistantMessageEventStream
-from pi.ai.http import ProviderHTTPError, RequestSpec, error_hint, iter_sse, open_model_stream, parse_json_data
+from pi.ai.http import (
+    ProviderHTTPError,
+    RequestSpec,
+    error_hint,
+    finish_stream,
+    iter_sse,
+    open_model_stream,
+    parse_json_data,
+)
 from pi.ai.options import StreamOptions, apply_on_payload, clamp_reasoning, simple_max_tokens, supports_xhigh
 from pi.ai.providers.openai_compat import ResolvedCompat, get_compat, is_openrouter, is_vercel_gateway
 from pi.ai.providers.output import OutputBuilder, run_provider
@@ -579,12 +587,14 @@ class _ChunkReader:
 
 async def _read_stream(response: httpx.Response, builder: OutputBuilder) -> None:
     reader = _ChunkReader(builder)
-    async for event in iter_sse(response):
+    events = iter_sse(response)
+    async for event in events:
         data = event.data.strip()
         if not data:
             continue
         if data == "[DONE]":
             reader.finished = True
+            await finish_stream(events)
             break
         chunk = parse_json_data(data)
         if isinstance(chunk, dict):

@@ -28,7 +28,7 @@ import httpx
 
 from pi.ai.env_api_keys import get_env_api_key
 from pi.ai.event_stream import AssistantMessageEventStream
-from pi.ai.http import RequestSpec, iter_sse, open_model_stream, parse_json_data
+from pi.ai.http import RequestSpec, finish_stream, iter_sse, open_model_stream, parse_json_data
 from pi.ai.options import (
     StreamOptions,
     apply_on_payload,
@@ -524,7 +524,9 @@ def stream(model: Model, context: Context, options: StreamOptions) -> AssistantM
             builder.start()
             tier = payload.get("service_tier")
             reader = ResponsesStreamReader(builder, tier if isinstance(tier, str) else None)
-            await reader.read(iter_response_events(response))
+            events = iter_response_events(response)
+            await reader.read(events)
+            await finish_stream(events)
         finally:
             await response.aclose()
 
