@@ -8,7 +8,15 @@ import sys
 
 import pytest
 
-from pi.ai.models import CATALOG_PATH, find_models, get_model, get_models, get_providers, models_are_equal
+from pi.ai.models import (
+    CATALOG_PATH,
+    catalog_models,
+    find_models,
+    get_model,
+    get_models,
+    get_providers,
+    models_are_equal,
+)
 from pi.ai.registry import BUILTIN_PROVIDER_MODULES
 from pi.ai.types import Model
 
@@ -189,3 +197,12 @@ def test_pi_ai_exports_the_catalog_lazily() -> None:
 
     assert pi.ai.get_model is get_model
     assert pi.ai.get_providers is get_providers
+
+
+def test_catalog_models_are_fresh_objects_in_provider_order() -> None:
+    first, second = catalog_models(), catalog_models()
+    assert [(m.provider, m.id) for m in first] == [(m.provider, m.id) for p in get_providers() for m in get_models(p)]
+    assert all(a is not b and a == b for a, b in zip(first, second, strict=True))
+    first[0].cost.input = 123.0
+    assert catalog_models()[0].cost.input != 123.0
+    assert get_model(first[0].provider, first[0].id).cost.input != 123.0  # type: ignore[union-attr]

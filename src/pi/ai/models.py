@@ -27,6 +27,20 @@ _PROVIDER_DEFAULTS = ("api", "baseUrl", "compat", "headers")
 @cache
 def _catalog() -> dict[str, dict[str, Model]]:
     """provider -> model id -> Model, in file order (newest models first within a provider)."""
+    return _build_catalog()
+
+
+def catalog_models() -> list[Model]:
+    """Every catalog model, providers sorted, freshly built and owned by the caller (a model registry).
+
+    Building them from the file again is cheaper than deep-copying the cached ones (about 1 ms
+    against 3 for the whole catalog), and a registry is made once per run.
+    """
+    catalog = _build_catalog()
+    return [model for provider in sorted(catalog) for model in catalog[provider].values()]
+
+
+def _build_catalog() -> dict[str, dict[str, Model]]:
     raw: dict[str, Any] = json.loads(CATALOG_PATH.read_bytes())
     catalog: dict[str, dict[str, Model]] = {}
     for provider, entry in raw["providers"].items():
@@ -79,4 +93,12 @@ def models_are_equal(a: Model | None, b: Model | None) -> bool:
     return a.id == b.id and a.provider == b.provider
 
 
-__all__ = ["CATALOG_PATH", "find_models", "get_model", "get_models", "get_providers", "models_are_equal"]
+__all__ = [
+    "CATALOG_PATH",
+    "catalog_models",
+    "find_models",
+    "get_model",
+    "get_models",
+    "get_providers",
+    "models_are_equal",
+]

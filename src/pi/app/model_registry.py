@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pi.ai.models import get_models, get_providers
+from pi.ai.models import catalog_models
 from pi.ai.types import Model, ModelCompat
 from pi.app.auth import AuthStorage
 from pi.app.key_values import KeyCommandError, resolve_config_value
@@ -36,9 +36,8 @@ class ModelRegistry:
     def reload(self) -> None:
         self.errors = []
         by_key: dict[tuple[str, str], Model] = {}
-        for provider in get_providers():
-            for model in get_models(provider):
-                by_key[(model.provider, model.id)] = model
+        for model in catalog_models():
+            by_key[(model.provider, model.id)] = model
         self._provider_keys = {}
         self._provider_auth_header = {}
         if self.models_json is not None:
