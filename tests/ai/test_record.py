@@ -95,3 +95,13 @@ def test_eq_false_keeps_identity_equality_and_hashing() -> None:
 
 def test_a_method_the_class_wrote_itself_is_kept() -> None:
     assert repr(Custom(1)) == "custom!"
+
+
+def test_an_undocumented_record_is_described_by_its_fields() -> None:
+    @record
+    class Pair:
+        left: int
+        right: str
+
+    assert Pair.__doc__ == "Pair(left, right)"
+    assert Key.__doc__ == "Key(name, version)"

@@ -43,6 +43,9 @@ def _record_hash(self: Any) -> int:
 
 def _make_record(cls: _T, *, frozen: bool, kw_only: bool, eq: bool) -> _T:
     own = cls.__dict__  # like dataclass, never replace a method the class body wrote itself
+    if cls.__doc__ is None:
+        # dataclass would write one from `inspect.signature(cls)`, the slowest step of making a record.
+        cls.__doc__ = f"{cls.__name__}({', '.join(own.get('__annotations__', ()))})"
     if "__repr__" not in own:
         cls.__repr__ = _record_repr  # type: ignore[assignment]
     if eq and "__eq__" not in own:
