@@ -19,8 +19,14 @@ class ArgsError(ValueError):
     """A command-line mistake; the message says what is accepted."""
 
 
-@dataclass
+@dataclass(eq=False)
 class Args:
+    """The parsed command line.
+
+    No generated ``__eq__`` (nothing compares two parses), and this docstring is written out: for a
+    class of forty fields, dataclasses would otherwise build both at every start.
+    """
+
     help: bool = False
     version: bool = False
     mode: str | None = None
