@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import field
 from typing import Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
@@ -55,6 +55,8 @@ class BashParams(BaseModel):
 
 class BashToolDetails(PiModel):
     """Present only when the output was cut: what was kept, and where the whole output is."""
+
+    model_config = ConfigDict(defer_build=True)  # validator built on first use: most runs never cut output
 
     truncation: TruncationResult | None = None
     full_output_path: str | None = None

@@ -82,7 +82,7 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     return resolved
 
 
-@pydantic_dataclass(frozen=True, config=ConfigDict(alias_generator=to_camel, populate_by_name=True))
+@pydantic_dataclass(frozen=True, config=ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True))
 class EditToolDetails:
     """For the UI and logs: the change as a numbered diff and as a unified patch."""
 

@@ -50,7 +50,7 @@ class ReadParams(BaseModel):
     limit: int | None = Field(default=None, description="Largest number of lines to return")
 
 
-@pydantic_dataclass(frozen=True, config=ConfigDict(alias_generator=to_camel, populate_by_name=True))
+@pydantic_dataclass(frozen=True, config=ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True))
 class ReadToolDetails:
     truncation: TruncationResult | None = None
 
