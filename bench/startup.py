@@ -41,6 +41,16 @@ def _report_peak_rss():
 
 
 atexit.register(_report_peak_rss)
+
+_exit = os._exit
+
+
+def _report_then_exit(code):  # the pi executable ends with os._exit, which skips atexit
+    _report_peak_rss()
+    _exit(code)
+
+
+os._exit = _report_then_exit
 """
 
 
@@ -59,7 +69,7 @@ def run_once(argv: list[str], env: dict[str, str] | None = None) -> float:
 
 
 def peak_rss_mib(argv: list[str], runs: int) -> float | None:
-    """The child's own high-water mark (VmHWM), written by a sitecustomize hook as it exits.
+    """The child's own high-water mark (VmHWM), written by a sitecustomize hook as it exits (atexit or os._exit).
 
     ``getrusage(RUSAGE_CHILDREN)`` cannot be used: Linux carries the forking parent's peak into
     the child's ``ru_maxrss`` across exec, so every child would look as big as this script. The
