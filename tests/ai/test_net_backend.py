@@ -63,7 +63,7 @@ def reply(body: bytes, *, close: bool = False) -> bytes:
 
 def client(**kwargs: object) -> httpx.AsyncClient:
     made = httpx.AsyncClient(**kwargs)  # type: ignore[arg-type]
-    assert use_asyncio_sockets(made._transport._pool)  # type: ignore[attr-defined]
+    assert use_asyncio_sockets(made._transport._pool, asyncio.get_running_loop())  # type: ignore[attr-defined]
     return made
 
 
@@ -78,9 +78,13 @@ async def test_the_shared_client_uses_this_backend() -> None:
     assert isinstance(pool._network_backend, AsyncioBackend)
 
 
-def test_other_pools_keep_their_own_backend() -> None:
-    assert use_asyncio_sockets(None) is False
-    assert use_asyncio_sockets(object()) is False
+async def test_other_pools_and_other_event_loops_keep_their_own_backend() -> None:
+    loop = asyncio.get_running_loop()
+    assert use_asyncio_sockets(None, loop) is False
+    assert use_asyncio_sockets(object(), loop) is False
+    pool = httpx.AsyncHTTPTransport()._pool
+    assert use_asyncio_sockets(pool, object()) is False  # e.g. uvloop, which is no asyncio.BaseEventLoop
+    assert not isinstance(pool._network_backend, AsyncioBackend)
 
 
 async def test_a_streamed_response_arrives_whole_across_many_writes() -> None:
@@ -228,7 +232,7 @@ async def test_unix_sockets_and_socket_options(tmp_path: Path) -> None:
     server = await asyncio.start_unix_server(on_connect, path)
     try:
         transport = httpx.AsyncHTTPTransport(uds=path)
-        assert use_asyncio_sockets(transport._pool)
+        assert use_asyncio_sockets(transport._pool, asyncio.get_running_loop())
         async with httpx.AsyncClient(transport=transport) as http:
             assert (await http.get("http://localhost/")).text == "unix"
 

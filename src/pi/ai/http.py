@@ -139,7 +139,7 @@ def get_client() -> httpx.AsyncClient:
         )
         from pi.ai.net_backend import use_asyncio_sockets
 
-        use_asyncio_sockets(getattr(client._transport, "_pool", None))
+        use_asyncio_sockets(getattr(client._transport, "_pool", None), loop)
         _clients[loop] = client
     return client
 

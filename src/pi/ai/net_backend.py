@@ -18,7 +18,7 @@ import select
 import socket
 import ssl
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import httpcore
 
@@ -46,8 +46,7 @@ class _SocketProtocol(asyncio.Protocol):
         self._drain_waiter: asyncio.Future[None] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
@@ -114,10 +113,6 @@ class _SocketProtocol(asyncio.Protocol):
         return data
 
 
-def _timeout(seconds: float | None) -> asyncio.Timeout:
-    return asyncio.timeout(seconds)
-
-
 class AsyncioStream(httpcore.AsyncNetworkStream):
     """One connection: plain TCP, a Unix socket, or TLS over either."""
 
@@ -129,7 +124,7 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         protocol = self._protocol
         if not protocol.buffer and not protocol.eof and not protocol.closed:
             try:
-                async with _timeout(timeout):
+                async with asyncio.timeout(timeout):
                     await protocol.wait_for_data()
             except TimeoutError as exc:
                 raise httpcore.ReadTimeout(f"No data from the server for {timeout} seconds") from exc
@@ -148,7 +143,7 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         self._transport.write(buffer)
         if protocol.writing_paused:
             try:
-                async with _timeout(timeout):
+                async with asyncio.timeout(timeout):
                     await protocol.wait_for_drain()
             except TimeoutError as exc:
                 raise httpcore.WriteTimeout(f"Could not send to the server for {timeout} seconds") from exc
@@ -166,7 +161,7 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
     ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
         try:
-            async with _timeout(timeout):
+            async with asyncio.timeout(timeout):
                 tls = await loop.start_tls(
                     self._transport, self._protocol, ssl_context, server_hostname=server_hostname
                 )
@@ -178,7 +173,6 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             raise httpcore.ConnectError(str(exc) or type(exc).__name__) from exc
         if tls is None:  # the connection closed during the handshake
             raise httpcore.ConnectError("The connection closed during the TLS handshake")
-        assert isinstance(tls, asyncio.Transport)
         self._protocol.transport = tls
         return AsyncioStream(tls, self._protocol)
 
@@ -202,6 +196,10 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         if sock is None or sock.fileno() < 0:
             return True
         with contextlib.suppress(OSError, ValueError):
+            if hasattr(select, "poll"):  # select() cannot take descriptors above 1023
+                poller = select.poll()
+                poller.register(sock.fileno(), select.POLLIN)
+                return bool(poller.poll(0))
             readable, _, _ = select.select([sock], [], [], 0)
             return bool(readable)
         return True
@@ -220,7 +218,7 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
     ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
         try:
-            async with _timeout(timeout):
+            async with asyncio.timeout(timeout):
                 transport, protocol = await loop.create_connection(
                     _SocketProtocol,
                     host,
@@ -243,7 +241,7 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
     ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
         try:
-            async with _timeout(timeout):
+            async with asyncio.timeout(timeout):
                 transport, protocol = await loop.create_unix_connection(_SocketProtocol, path)
         except TimeoutError as exc:
             raise httpcore.ConnectTimeout(f"Could not connect to {path} within {timeout} seconds") from exc
@@ -268,20 +266,23 @@ def _is_ip_address(host: str) -> bool:
 def _stream(
     transport: asyncio.BaseTransport, protocol: asyncio.BaseProtocol, socket_options: Iterable[SocketOption] | None
 ) -> AsyncioStream:
-    assert isinstance(transport, asyncio.Transport) and isinstance(protocol, _SocketProtocol)
     sock: socket.socket | None = transport.get_extra_info("socket")
     if sock is not None:
         for option in socket_options or ():
             sock.setsockopt(*option)
-    return AsyncioStream(transport, protocol)
+    return AsyncioStream(cast(asyncio.Transport, transport), cast(_SocketProtocol, protocol))
 
 
-def use_asyncio_sockets(pool: object) -> bool:
-    """Give an httpcore connection pool this backend; False (nothing changed) for anything else.
+def use_asyncio_sockets(pool: object, loop: object) -> bool:
+    """Give an httpcore connection pool this backend; False (nothing changed) where it does not apply.
 
     httpx builds its pool itself and has no parameter for the backend, so it is set on the pool
-    before the first connection. A pool of another shape (a proxy, a future httpcore) keeps its own.
+    before the first connection. A pool of another shape (a proxy, a future httpcore) keeps its own,
+    and so does a program running another event loop implementation (uvloop has its own fast
+    transports, and not every asyncio option).
     """
+    if not isinstance(loop, asyncio.BaseEventLoop):
+        return False
     if type(pool) is not httpcore.AsyncConnectionPool or not hasattr(pool, "_network_backend"):
         return False
     pool._network_backend = AsyncioBackend()
