@@ -112,7 +112,7 @@ def skip_pydantic_plugins() -> None:
 
     Before it builds its first validator pydantic looks for plugins among the entry points of every
     installed distribution. Importing `importlib.metadata` for that (it brings email, zipfile and csv
-    along) and reading the metadata cost about 10 ms of every start, and a plugin could only hook
+    along) and reading the metadata cost about 8 ms of every start, and a plugin could only hook
     into the validation of pi's own messages, which the `pi` executable has no use for. Giving the
     loader module pydantic imports a stand-in that reports no plugins skips the search; programs
     that use pi as a library never run this, so their plugins keep working.
