@@ -1,13 +1,14 @@
 """`@record`: a slotted dataclass whose repr, equality and hash are shared, not generated per class.
 
 `dataclasses.dataclass` writes the source of `__repr__`, `__eq__` (and for frozen classes
-`__hash__`) for every class and compiles it with `exec`: about 0.1 ms per class at import time, close
-to half of what making a small dataclass costs. pi defines around a hundred small data classes on its start-up path (events, session
-entries, options, results), so those methods alone cost a noticeable slice of the time before the
-first request. A record gets the same three methods as plain functions written once here, which
-read the fields at call time; only `__init__` (and, when frozen, the guards against assignment)
-is still generated. Repr and equality are for tests, logs and the odd comparison, never a hot
-path, so reading the fields dynamically there is the right trade.
+`__hash__`) for every class and compiles it with `exec`: about 0.1 ms per class at import time,
+close to half of what making a small dataclass costs. pi defines around a hundred small data
+classes on its start-up path (events, session entries, options, results), so those methods alone
+cost a noticeable slice of the time before the first request. A record gets the same three methods
+as plain functions written once here, which read the fields at call time; only `__init__` (and,
+when frozen, the guards against assignment) is still generated. Repr and equality are for tests,
+logs and the odd comparison, never a hot path, so reading the fields dynamically there is the right
+trade.
 
 Semantics match the dataclass defaults: repr lists the fields with ``repr=True``, two records are
 equal when they are of the same class and their ``compare=True`` fields are equal, a mutable record
