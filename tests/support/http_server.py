@@ -79,6 +79,9 @@ class ScriptedServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Send each small write at once, as production servers do: with Nagle's algorithm a kept-alive
+            # connection would hold the last chunk until the client's delayed ACK, about 40 ms a reply.
+            disable_nagle_algorithm = True
 
             def setup(self) -> None:
                 super().setup()
