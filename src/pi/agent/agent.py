@@ -16,7 +16,7 @@ import asyncio
 import sys
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, cast
 
 from pi.agent.config import (
@@ -46,7 +46,6 @@ from pi.agent.tool import AgentTool
 from pi.agent.tool_execution import error_text
 from pi.ai.abort import AbortController, AbortSignal
 from pi.ai.options import OnPayload, StreamOptions, ThinkingBudgets
-from pi.ai.record import record
 from pi.ai.types import ImageContent, Model, TextContent, UserMessage
 
 AgentThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
@@ -64,7 +63,7 @@ NO_MESSAGES = "No messages to continue from"
 CANNOT_CONTINUE_ASSISTANT = "Cannot continue from message role: assistant"
 
 
-@record
+@dataclass(slots=True)
 class AgentState:
     """What a UI draws from. Replace `tools`/`messages` through the Agent's setters."""
 

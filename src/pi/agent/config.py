@@ -8,6 +8,7 @@ Every callback may be a plain function or a coroutine function.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass
 from typing import Literal, Protocol, TypeAlias
 
 from pi.agent.hooks import AfterToolCall, BeforeToolCall
@@ -15,7 +16,6 @@ from pi.agent.messages import AgentMessage
 from pi.ai.abort import AbortSignal
 from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.options import OnPayload, StreamOptions, ThinkingBudgets
-from pi.ai.record import record
 from pi.ai.types import Context, Message, Model, ThinkingLevel
 
 ToolExecutionMode: TypeAlias = Literal["parallel", "sequential"]
@@ -56,7 +56,7 @@ class AgentStreamFn(Protocol):
     ) -> AssistantMessageEventStream | Awaitable[AssistantMessageEventStream]: ...
 
 
-@record
+@dataclass(slots=True)
 class AgentLoopConfig:
     model: Model
     reasoning: ThinkingLevel | None = None

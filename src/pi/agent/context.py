@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from pi.agent.messages import AgentMessage
 from pi.agent.tool import AgentTool
-from pi.ai.record import record
 
 
-@record
+@dataclass(slots=True)
 class AgentContext:
     """System prompt, transcript and tools. The loop appends to `messages` as the run goes."""
 

@@ -8,13 +8,12 @@ rather than copied (copy it if you keep it past the event).
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from pi.agent.messages import AgentMessage, to_jsonable
 from pi.agent.tool import AgentToolResult
 from pi.ai.events import AssistantMessageEvent, event_to_json_dict
-from pi.ai.record import record
 from pi.ai.types import AssistantMessage, ToolResultMessage
 
 
@@ -28,7 +27,7 @@ def tool_result_to_json(result: AgentToolResult) -> dict[str, Any]:
     return out
 
 
-@record
+@dataclass(slots=True)
 class AgentStartEvent:
     type: Literal["agent_start"] = "agent_start"
 
@@ -36,7 +35,7 @@ class AgentStartEvent:
         return {"type": self.type}
 
 
-@record
+@dataclass(slots=True)
 class AgentEndEvent:
     messages: list[AgentMessage] = field(default_factory=list)
     """Every message this run added, prompts included."""
@@ -46,7 +45,7 @@ class AgentEndEvent:
         return {"type": self.type, "messages": [to_jsonable(m) for m in self.messages]}
 
 
-@record
+@dataclass(slots=True)
 class TurnStartEvent:
     type: Literal["turn_start"] = "turn_start"
 
@@ -54,7 +53,7 @@ class TurnStartEvent:
         return {"type": self.type}
 
 
-@record
+@dataclass(slots=True)
 class TurnEndEvent:
     message: AssistantMessage
     tool_results: list[ToolResultMessage] = field(default_factory=list)
@@ -68,7 +67,7 @@ class TurnEndEvent:
         }
 
 
-@record
+@dataclass(slots=True)
 class MessageStartEvent:
     message: AgentMessage
     type: Literal["message_start"] = "message_start"
@@ -77,7 +76,7 @@ class MessageStartEvent:
         return {"type": self.type, "message": to_jsonable(self.message)}
 
 
-@record
+@dataclass(slots=True)
 class MessageUpdateEvent:
     """One streamed change to the assistant message; `message` is the live partial."""
 
@@ -93,7 +92,7 @@ class MessageUpdateEvent:
         }
 
 
-@record
+@dataclass(slots=True)
 class MessageEndEvent:
     message: AgentMessage
     type: Literal["message_end"] = "message_end"
@@ -102,7 +101,7 @@ class MessageEndEvent:
         return {"type": self.type, "message": to_jsonable(self.message)}
 
 
-@record
+@dataclass(slots=True)
 class ToolExecutionStartEvent:
     tool_call_id: str
     tool_name: str
@@ -114,7 +113,7 @@ class ToolExecutionStartEvent:
         return {"type": self.type, "toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args}
 
 
-@record
+@dataclass(slots=True)
 class ToolExecutionUpdateEvent:
     tool_call_id: str
     tool_name: str
@@ -132,7 +131,7 @@ class ToolExecutionUpdateEvent:
         }
 
 
-@record
+@dataclass(slots=True)
 class ToolExecutionEndEvent:
     tool_call_id: str
     tool_name: str

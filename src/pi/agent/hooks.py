@@ -8,18 +8,18 @@ run; they may be plain functions or coroutines.
 from __future__ import annotations
 
 from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pi.agent.context import AgentContext
 from pi.agent.tool import AgentToolResult, ToolContent
 from pi.ai.abort import AbortSignal
-from pi.ai.record import record
 from pi.ai.types import AssistantMessage, ToolCall
 
 BLOCKED_DEFAULT_REASON = "Tool execution was blocked"
 
 
-@record
+@dataclass(slots=True)
 class BeforeToolCallContext:
     assistant_message: AssistantMessage
     tool_call: ToolCall
@@ -28,14 +28,14 @@ class BeforeToolCallContext:
     context: AgentContext
 
 
-@record
+@dataclass(slots=True)
 class BeforeToolCallResult:
     block: bool = False
     reason: str | None = None
     """Told to the model instead of a result; "Tool execution was blocked" when absent."""
 
 
-@record
+@dataclass(slots=True)
 class AfterToolCallContext:
     assistant_message: AssistantMessage
     tool_call: ToolCall
@@ -45,7 +45,7 @@ class AfterToolCallContext:
     context: AgentContext
 
 
-@record
+@dataclass(slots=True)
 class AfterToolCallResult:
     """Each field that is not None replaces the tool's own; nothing is merged."""
 

@@ -8,13 +8,12 @@ raise to report failure; the loop turns the exception text into an error result 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeAlias, TypeVar
 
 from pydantic import BaseModel
 
 from pi.ai.abort import AbortSignal
-from pi.ai.record import record
 from pi.ai.types import ImageContent, TextContent, Tool
 
 ParamsT = TypeVar("ParamsT", bound=BaseModel)
@@ -23,7 +22,7 @@ ParamsT_contra = TypeVar("ParamsT_contra", bound=BaseModel, contravariant=True)
 ToolContent: TypeAlias = TextContent | ImageContent
 
 
-@record
+@dataclass(slots=True)
 class AgentToolResult:
     """`content` goes to the model; `details` is for the UI and logs only and is never sent."""
 
@@ -53,7 +52,7 @@ PrepareArguments: TypeAlias = Callable[[dict[str, Any]], dict[str, Any]]
 ExecutionMode: TypeAlias = Literal["parallel", "sequential"]
 
 
-@record
+@dataclass(slots=True)
 class AgentTool(Generic[ParamsT]):
     name: str
     label: str

@@ -15,7 +15,7 @@ import asyncio
 import inspect
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from pydantic import ValidationError
@@ -39,7 +39,6 @@ from pi.agent.hooks import (
 )
 from pi.agent.tool import AgentTool, AgentToolResult
 from pi.ai.abort import AbortSignal
-from pi.ai.record import record
 from pi.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 from pi.ai.validation import validate_model_arguments
 
@@ -97,7 +96,7 @@ async def race_abort(value: Awaitable[T] | T, signal: AbortSignal | None) -> T:
         remove()
 
 
-@record
+@dataclass(slots=True)
 class ToolBatch:
     """What the tool phase produced, for the loop to act on after `turn_end`."""
 
@@ -106,7 +105,7 @@ class ToolBatch:
     aborted: bool = False
 
 
-@record(eq=False)
+@dataclass(slots=True, eq=False)
 class _Call:
     call: ToolCall
     tool: AgentTool[Any] | None = None
@@ -118,14 +117,14 @@ class _Call:
     task: asyncio.Task[None] | None = None
 
 
-@record
+@dataclass(slots=True)
 class _Finished:
     item: _Call
     result: AgentToolResult
     is_error: bool
 
 
-@record
+@dataclass(slots=True)
 class _Update:
     event: ToolExecutionUpdateEvent
     ack: asyncio.Future[None]

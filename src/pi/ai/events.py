@@ -10,27 +10,26 @@ every event. A consumer that keeps it past the event must copy it.
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import Any, Literal, TypeAlias
 
-from pi.ai.record import record
 from pi.ai.types import AssistantMessage, ToolCall
 
 
-@record
+@dataclass(slots=True)
 class StartEvent:
     partial: AssistantMessage
     type: Literal["start"] = "start"
 
 
-@record
+@dataclass(slots=True)
 class TextStartEvent:
     content_index: int
     partial: AssistantMessage
     type: Literal["text_start"] = "text_start"
 
 
-@record
+@dataclass(slots=True)
 class TextDeltaEvent:
     content_index: int
     delta: str
@@ -38,7 +37,7 @@ class TextDeltaEvent:
     type: Literal["text_delta"] = "text_delta"
 
 
-@record
+@dataclass(slots=True)
 class TextEndEvent:
     content_index: int
     content: str
@@ -46,14 +45,14 @@ class TextEndEvent:
     type: Literal["text_end"] = "text_end"
 
 
-@record
+@dataclass(slots=True)
 class ThinkingStartEvent:
     content_index: int
     partial: AssistantMessage
     type: Literal["thinking_start"] = "thinking_start"
 
 
-@record
+@dataclass(slots=True)
 class ThinkingDeltaEvent:
     content_index: int
     delta: str
@@ -61,7 +60,7 @@ class ThinkingDeltaEvent:
     type: Literal["thinking_delta"] = "thinking_delta"
 
 
-@record
+@dataclass(slots=True)
 class ThinkingEndEvent:
     content_index: int
     content: str
@@ -69,14 +68,14 @@ class ThinkingEndEvent:
     type: Literal["thinking_end"] = "thinking_end"
 
 
-@record
+@dataclass(slots=True)
 class ToolCallStartEvent:
     content_index: int
     partial: AssistantMessage
     type: Literal["toolcall_start"] = "toolcall_start"
 
 
-@record
+@dataclass(slots=True)
 class ToolCallDeltaEvent:
     content_index: int
     delta: str
@@ -84,7 +83,7 @@ class ToolCallDeltaEvent:
     type: Literal["toolcall_delta"] = "toolcall_delta"
 
 
-@record
+@dataclass(slots=True)
 class ToolCallEndEvent:
     content_index: int
     tool_call: ToolCall
@@ -92,14 +91,14 @@ class ToolCallEndEvent:
     type: Literal["toolcall_end"] = "toolcall_end"
 
 
-@record
+@dataclass(slots=True)
 class DoneEvent:
     reason: Literal["stop", "length", "toolUse"]
     message: AssistantMessage
     type: Literal["done"] = "done"
 
 
-@record
+@dataclass(slots=True)
 class ErrorEvent:
     reason: Literal["error", "aborted"]
     error: AssistantMessage

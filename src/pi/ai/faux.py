@@ -25,13 +25,13 @@ import math
 import secrets
 from collections import deque
 from collections.abc import Awaitable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias
 
 from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.events import ErrorEvent
 from pi.ai.options import StreamOptions
 from pi.ai.providers.output import OutputBuilder, run_provider
-from pi.ai.record import record
 from pi.ai.registry import ApiProvider, register_api_provider, unregister_api_providers
 from pi.ai.types import (
     AssistantContent,
@@ -58,7 +58,7 @@ _CHUNK_TOKENS = (3, 4, 5)
 _ids = itertools.count(1)
 
 
-@record
+@dataclass(slots=True)
 class FauxState:
     """What a response factory may read (and tests may inspect) about the provider so far."""
 

@@ -20,11 +20,11 @@ import sys
 import time
 import weakref
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 from pi.ai.abort import AbortSignal
 from pi.ai.options import StreamOptions
-from pi.ai.record import record
 from pi.ai.sanitize import sanitize_surrogates
 from pi.ai.types import Model
 
@@ -231,7 +231,7 @@ def encode_json_body(body: Any) -> bytes:
         return sanitize_surrogates(text).encode("utf-8")
 
 
-@record
+@dataclass(slots=True)
 class RequestSpec:
     url: str
     headers: dict[str, str]
@@ -310,7 +310,7 @@ async def open_model_stream(request: RequestSpec, model: Model, options: StreamO
     )
 
 
-@record
+@dataclass(slots=True)
 class SSEEvent:
     event: str
     data: str

@@ -11,18 +11,17 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, TypeAlias
 
 from pi.ai.abort import AbortSignal
-from pi.ai.record import record
 from pi.ai.types import CacheRetention, Model, ThinkingLevel
 
 OnPayload: TypeAlias = Callable[[dict[str, Any], Model], "dict[str, Any] | Awaitable[dict[str, Any] | None] | None"]
 """Sees the request body before it is sent; a returned dict replaces it wholesale."""
 
 
-@record
+@dataclass(slots=True)
 class ThinkingBudgets:
     """Token budgets per level for APIs that take a budget rather than an effort."""
 
@@ -35,7 +34,7 @@ class ThinkingBudgets:
 DEFAULT_THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 
 
-@record
+@dataclass(slots=True)
 class StreamOptions:
     temperature: float | None = None
     max_tokens: int | None = None

@@ -8,11 +8,11 @@ registered by module path and imported only when a model of that API is first us
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import Protocol
 
 from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.options import StreamOptions
-from pi.ai.record import record
 from pi.ai.types import Context, Model
 
 
@@ -22,7 +22,7 @@ class StreamFunction(Protocol):
     def __call__(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream: ...
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class ApiProvider:
     api: str
     stream: StreamFunction

@@ -13,6 +13,7 @@ import re
 import sys
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -25,7 +26,6 @@ from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.http import abortable_sleep
 from pi.ai.options import StreamOptions, ThinkingBudgets
 from pi.ai.overflow import is_context_overflow
-from pi.ai.record import record
 from pi.ai.types import (
     AssistantMessage,
     Context,
@@ -79,7 +79,7 @@ class NoApiKeyError(RuntimeError):
     pass
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class BashResult:
     output: str
     exit_code: int | None

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-
-from pi.ai.record import record
 
 CONTEXT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class ContextFile:
     path: Path
     content: str

@@ -6,10 +6,9 @@ the first message, so prompts written for the TypeScript pi behave the same.
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi.ai.record import record
 from pi.ai.types import ImageContent
 from pi.tools.images import IMAGE_SNIFF_BYTES, detect_image_mime_type, process_image
 from pi.tools.paths import expand_path, normalize_path_argument
@@ -19,7 +18,7 @@ class FileArgError(ValueError):
     pass
 
 
-@record
+@dataclass(slots=True)
 class ProcessedFiles:
     text: str = ""
     images: list[ImageContent] = field(default_factory=list)

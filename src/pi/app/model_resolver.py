@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import get_args
 
 from pi.agent.agent import AgentThinkingLevel
-from pi.ai.record import record
 from pi.ai.types import Model
 from pi.app.args import THINKING_LEVELS
 
@@ -38,7 +38,7 @@ class ModelResolutionError(ValueError):
     pass
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class ResolvedModel:
     model: Model
     thinking_level: str | None = None

@@ -8,13 +8,13 @@ stays literal.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from pi.ai.record import record
 from pi.app.frontmatter import split_frontmatter
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class PromptTemplate:
     name: str
     description: str

@@ -7,10 +7,9 @@ and again on reload; problems are collected as warnings, never fatal.
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi.ai.record import record
 from pi.app.context_files import ContextFile, load_context_files
 from pi.app.paths import project_dir
 from pi.app.prompt_templates import PromptTemplate, load_prompt_templates
@@ -18,7 +17,7 @@ from pi.app.skills import Skill, load_skills, skill_roots
 from pi.app.system_prompt import read_text_or_file
 
 
-@record
+@dataclass(slots=True)
 class ResourceOptions:
     system_prompt: str | None = None
     append_system_prompt: str | None = None
@@ -31,7 +30,7 @@ class ResourceOptions:
     settings_template_paths: list[str] = field(default_factory=list)
 
 
-@record
+@dataclass(slots=True)
 class Resources:
     context_files: list[ContextFile] = field(default_factory=list)
     skills: list[Skill] = field(default_factory=list)

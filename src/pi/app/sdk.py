@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pi.agent import Agent
 from pi.agent.config import AgentStreamFn
 from pi.agent.tool import AgentTool
-from pi.ai.record import record
 from pi.ai.types import Model
 from pi.app.agent_session import AgentSession, stream_options_for, thinking_budgets_from
 from pi.app.auth import AuthStorage
@@ -32,7 +31,7 @@ from pi.session.manager import SessionManager
 _DOCS_DIR = Path(__file__).resolve().parents[3]
 
 
-@record
+@dataclass(slots=True)
 class CreateSessionOptions:
     cwd: Path | None = None
     agent_dir: Path | None = None

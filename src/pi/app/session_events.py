@@ -6,13 +6,13 @@ the turns they interrupt; field names are pi's.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from pi.agent.events import AgentEvent
-from pi.ai.record import record
 
 
-@record
+@dataclass(slots=True)
 class AutoRetryStartEvent:
     attempt: int
     max_attempts: int
@@ -30,7 +30,7 @@ class AutoRetryStartEvent:
         }
 
 
-@record
+@dataclass(slots=True)
 class AutoRetryEndEvent:
     success: bool
     attempt: int
@@ -44,7 +44,7 @@ class AutoRetryEndEvent:
         return out
 
 
-@record
+@dataclass(slots=True)
 class AutoCompactionStartEvent:
     reason: Literal["threshold", "overflow"]
     type: Literal["auto_compaction_start"] = "auto_compaction_start"
@@ -53,7 +53,7 @@ class AutoCompactionStartEvent:
         return {"type": self.type, "reason": self.reason}
 
 
-@record
+@dataclass(slots=True)
 class AutoCompactionEndEvent:
     result: dict[str, Any] | None
     aborted: bool

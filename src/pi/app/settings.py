@@ -8,22 +8,22 @@ file is reported as a warning and treated as empty: pi must still start.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pi.ai.record import record
 from pi.app.atomic_file import write_atomic
 from pi.app.paths import project_dir, settings_path
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class CompactionSettings:
     enabled: bool = True
     reserve_tokens: int = 16384
     keep_recent_tokens: int = 20000
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class RetrySettings:
     enabled: bool = True
     max_retries: int = 3

@@ -9,17 +9,16 @@ rule violations only warn.
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi.ai.record import record
 from pi.app.frontmatter import split_frontmatter
 
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv"}
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class Skill:
     name: str
     description: str
@@ -29,7 +28,7 @@ class Skill:
     disable_model_invocation: bool = False
 
 
-@record
+@dataclass(slots=True)
 class SkillLoadResult:
     skills: list[Skill] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)

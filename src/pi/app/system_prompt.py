@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from pi.ai.record import record
 from pi.app.context_files import ContextFile
 from pi.app.skills import Skill, format_skills_for_prompt
 
@@ -32,7 +32,7 @@ class PromptTool(Protocol):
     def prompt_guidelines(self) -> list[str]: ...
 
 
-@record
+@dataclass(slots=True)
 class SystemPromptInputs:
     cwd: Path
     tools: Sequence[PromptTool] = ()

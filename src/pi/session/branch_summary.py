@@ -7,12 +7,11 @@ newest first within the model's window: when it does not all fit, the most recen
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from pi.agent.messages import AgentMessage
 from pi.ai.abort import AbortSignal
-from pi.ai.record import record
 from pi.ai.types import Model, ToolResultMessage
 from pi.session.compaction import CompleteFn, reply_text, request_summary
 from pi.session.context import entry_to_message
@@ -35,21 +34,21 @@ BRANCH_SUMMARY_MAX_TOKENS = 2048
 DEFAULT_BRANCH_RESERVE_TOKENS = 16384
 
 
-@record
+@dataclass(slots=True)
 class BranchEntries:
     entries: list[SessionEntry]
     """The abandoned entries, oldest first."""
     common_ancestor_id: str | None
 
 
-@record
+@dataclass(slots=True)
 class BranchPreparation:
     messages: list[AgentMessage]
     file_ops: FileOperations
     total_tokens: int
 
 
-@record
+@dataclass(slots=True)
 class BranchSummaryResult:
     summary: str | None = None
     read_files: list[str] = field(default_factory=list)

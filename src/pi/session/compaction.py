@@ -11,13 +11,12 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Awaitable, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pi.agent.messages import AgentMessage
 from pi.ai.abort import AbortSignal
 from pi.ai.options import StreamOptions
-from pi.ai.record import record
 from pi.ai.types import AssistantMessage, Context, Model, TextContent, UserMessage
 from pi.session.context import LATEST, build_session_context, entry_to_message
 from pi.session.cut_point import find_cut_point
@@ -56,7 +55,7 @@ class CompactionCancelledError(CompactionError):
         super().__init__("Compaction cancelled")
 
 
-@record
+@dataclass(slots=True)
 class CompactionPreparation:
     first_kept_entry_id: str
     messages_to_summarize: list[AgentMessage]
@@ -69,7 +68,7 @@ class CompactionPreparation:
     settings: CompactionSettingsLike
 
 
-@record
+@dataclass(slots=True)
 class CompactionResult:
     summary: str
     first_kept_entry_id: str

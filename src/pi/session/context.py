@@ -10,13 +10,12 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from pydantic import ValidationError
 
 from pi.agent.messages import AgentMessage
-from pi.ai.record import record
 from pi.session.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -37,7 +36,7 @@ class ModelRef(NamedTuple):
     model_id: str
 
 
-@record
+@dataclass(slots=True)
 class SessionContext:
     messages: list[AgentMessage] = field(default_factory=list)
     thinking_level: str = "off"

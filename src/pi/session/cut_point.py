@@ -8,8 +8,8 @@ middle of a long turn; the start of that turn is then summarized on its own (a s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from pi.ai.record import record
 from pi.session.context import entry_to_message
 from pi.session.entries import BranchSummaryEntry, CompactionEntry, CustomMessageEntry, MessageEntry, SessionEntry
 from pi.session.tokens import estimate_tokens
@@ -18,7 +18,7 @@ _CUT_ROLES = frozenset({"user", "assistant", "bashExecution", "custom", "branchS
 _TURN_START_ROLES = frozenset({"user", "bashExecution"})
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class CutPoint:
     first_kept_entry_index: int
     turn_start_index: int

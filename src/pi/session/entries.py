@@ -12,14 +12,13 @@ from __future__ import annotations
 import functools
 import uuid
 from collections.abc import Container
-from dataclasses import field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import Field, TypeAdapter, ValidationError
 
 from pi.agent.messages import AgentMessage, to_jsonable
-from pi.ai.record import record
 from pi.ai.types import AssistantMessage, ToolResultMessage, UserMessage
 from pi.session.messages import (
     BashExecutionMessage,
@@ -113,7 +112,7 @@ def parse_messages(entries: list[MessageEntry]) -> None:
 # --- header ---------------------------------------------------------------------------------------
 
 
-@record(kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class SessionHeader:
     """Line 1 of a session file; not part of the entry tree."""
 
@@ -162,7 +161,7 @@ class SessionHeader:
 # --- entries --------------------------------------------------------------------------------------
 
 
-@record(kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class _Entry:
     """Fields every tree entry has. `extra` holds JSON fields this version does not know."""
 
@@ -189,7 +188,7 @@ class _Entry:
         return out
 
 
-@record(kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class MessageEntry(_Entry):
     type: Literal["message"] = "message"
     message_json: dict[str, Any]
@@ -223,7 +222,7 @@ class MessageEntry(_Entry):
         return role if isinstance(role, str) else None
 
 
-@record(kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class ThinkingLevelChangeEntry(_Entry):
     type: Literal["thinking_level_change"] = "thinking_level_change"
     thinking_level: str
@@ -231,7 +230,7 @@ class ThinkingLevelChangeEntry(_Entry):
     FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("thinking_level", "thinkingLevel", True),)
 
 
-@record(kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class ModelChangeEntry(_Entry):
     type: Literal["model_change"] = "model_change"
     provider: str
@@ -243,7 +242,7 @@ class ModelChangeEntry(_Entry):
     )
 
 
-@record(kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class CompactionEntry(_Entry):
     """History before `first_kept_entry_id` on this branch is replaced by `summary` in the context."""
 
@@ -264,7 +263,7 @@ class CompactionEntry(_Entry):
     )
 
 
-@record(kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class BranchSummaryEntry(_Entry):
     """What happened on a branch the user left; `from_id` is the entry returned to (as pi writes it), or ``"root"``."""
 
@@ -282,7 +281,7 @@ class BranchSummaryEntry(_Entry):
     )
 
 
-@record(kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class CustomEntry(_Entry):
     """An extension's state; never sent to the model."""
 
@@ -293,7 +292,7 @@ class CustomEntry(_Entry):
     FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("custom_type", "customType", True), ("data", "data", False))
 
 
-@record(kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class CustomMessageEntry(_Entry):
     """An extension's message; reaches the model as a user message."""
 
@@ -312,7 +311,7 @@ class CustomMessageEntry(_Entry):
     )
 
 
-@record(kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class LabelEntry(_Entry):
     """Sets (or with no `label`, clears) the bookmark of `target_id`."""
 
@@ -323,7 +322,7 @@ class LabelEntry(_Entry):
     FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("target_id", "targetId", True), ("label", "label", False))
 
 
-@record(kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class SessionInfoEntry(_Entry):
     """The session's display name; the latest one wins."""
 
@@ -333,7 +332,7 @@ class SessionInfoEntry(_Entry):
     FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("name", "name", False),)
 
 
-@record(kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class UnknownEntry(_Entry):
     """An entry this version cannot read (a newer type, or a known type with a broken shape), kept verbatim."""
 

@@ -7,15 +7,14 @@ the entry's details; the next compaction starts from those lists, which keeps th
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from pi.agent.messages import AgentMessage
-from pi.ai.record import record
 from pi.ai.types import AssistantMessage, ToolCall
 
 
-@record
+@dataclass(slots=True)
 class FileOperations:
     read: set[str] = field(default_factory=set)
     written: set[str] = field(default_factory=set)

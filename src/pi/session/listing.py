@@ -6,17 +6,17 @@ conversation last moved, not message objects. Files that are not sessions are le
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pi.ai.record import record
 from pi.session.entries import SessionHeader, iso_to_ms
 from pi.session.migrate import migrate_lines
 from pi.session.storage import default_session_dir, read_header, read_session_file, sessions_root
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class SessionInfo:
     path: Path
     id: str
@@ -33,7 +33,7 @@ class SessionInfo:
     """Every user and assistant text, for search."""
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class FoundSession:
     info: SessionInfo
     in_current_project: bool

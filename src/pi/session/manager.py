@@ -12,12 +12,11 @@ import builtins
 import dataclasses
 import os
 import uuid
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pi.agent.messages import AgentMessage
-from pi.ai.record import record
 from pi.session.context import SessionContext, build_session_context, path_to
 from pi.session.entries import (
     ENTRY_TYPES,
@@ -58,7 +57,7 @@ from pi.session.storage import (
 )
 
 
-@record
+@dataclass(slots=True)
 class SessionTreeNode:
     entry: SessionEntry
     children: list[SessionTreeNode] = field(default_factory=list)

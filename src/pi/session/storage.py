@@ -19,11 +19,10 @@ import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pi.ai.record import record
 from pi.session.entries import SessionHeader
 
 
@@ -31,7 +30,7 @@ class SessionFileError(ValueError):
     """A file that cannot be used as a session (its first line is not a session header)."""
 
 
-@record
+@dataclass(slots=True)
 class RawSessionFile:
     """The parsed lines of a file, before migration and typing."""
 

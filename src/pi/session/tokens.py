@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pi.agent.messages import AgentMessage
-from pi.ai.record import record
 from pi.ai.types import (
     AssistantMessage,
     ImageContent,
@@ -43,7 +43,7 @@ class CompactionSettingsLike(Protocol):
     def keep_recent_tokens(self) -> int: ...
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class CompactionSettings:
     enabled: bool = True
     reserve_tokens: int = 16384
@@ -97,7 +97,7 @@ def calculate_context_tokens(usage: Usage) -> int:
     return usage.total_tokens or usage.input + usage.output + usage.cache_read + usage.cache_write
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class ContextTokenEstimate:
     tokens: int
     usage_tokens: int

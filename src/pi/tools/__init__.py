@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from pi.agent.tool import AgentTool
-from pi.ai.record import record
 
 if TYPE_CHECKING:
     from pi.tools.bash import (
@@ -111,7 +111,7 @@ DEFAULT_ACTIVE_TOOL_NAMES: tuple[ToolName, ...] = ("read", "bash", "edit", "writ
 READ_ONLY_TOOL_NAMES: tuple[ToolName, ...] = ("read", "grep", "find", "ls")
 
 
-@record
+@dataclass(slots=True)
 class ToolsOptions:
     """Options for each built-in tool, by tool name."""
 

@@ -16,14 +16,13 @@ import math
 import os
 import shutil
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
-from pi.ai.record import record
 from pi.ai.types import PiModel, TextContent
 from pi.tools.shell import (
     CommandAborted,
@@ -92,7 +91,7 @@ class BashOperations(Protocol):
     ) -> ExecResult: ...
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class LocalBashOperations:
     shell_path: str | None = None
 
@@ -116,7 +115,7 @@ def create_local_bash_operations(shell_path: str | None = None) -> BashOperation
     return LocalBashOperations(shell_path)
 
 
-@record
+@dataclass(slots=True)
 class BashExecution:
     """One command about to run; `prepare` and `spawn_hook` may rewrite any field."""
 
@@ -138,7 +137,7 @@ SpawnHook = Callable[[BashExecution], BashExecution]
 SessionEnvironment = Callable[[], Mapping[str, str]]
 
 
-@record
+@dataclass(slots=True)
 class BashToolOptions:
     operations: BashOperations | None = None
     command_prefix: str | None = None

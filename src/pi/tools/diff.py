@@ -9,9 +9,8 @@ differently from the patches pi writes into session files.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Literal, overload
-
-from pi.ai.record import record
 
 Op = Literal[" ", "-", "+"]
 _EQUAL: Op = " "
@@ -107,7 +106,7 @@ class TextLines(Sequence[str]):
         return position
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class DiffPart:
     op: Op
     tokens: Sequence[str]
@@ -281,7 +280,7 @@ def _strip_newline(token: str) -> str:
 # --- numbered display diff ------------------------------------------------------------------------
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class DiffResult:
     diff: str
     first_changed_line: int | None
@@ -349,7 +348,7 @@ def generate_diff_string(
 # --- unified patch --------------------------------------------------------------------------------
 
 
-@record
+@dataclass(slots=True)
 class _Hunk:
     old_start: int
     new_start: int

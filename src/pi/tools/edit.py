@@ -13,6 +13,7 @@ import asyncio
 import errno
 import os
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,7 +22,6 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
-from pi.ai.record import record
 from pi.ai.types import TextContent
 from pi.tools.fs_errors import FileToolError, error_code, raise_if_aborted
 from pi.tools.mutation_queue import FileMutationQueue, with_file_mutation_queue
@@ -220,7 +220,7 @@ def _prepare_arguments(args: Any) -> Any:
     return prepare_edit_arguments(args)
 
 
-@record
+@dataclass(slots=True)
 class EditToolOptions:
     operations: EditOperations | None = None
     mutation_queue: FileMutationQueue | None = None

@@ -18,9 +18,8 @@ import json
 import re
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
-
-from pi.ai.record import record
 
 LineEnding = Literal["\r\n", "\n"]
 
@@ -120,7 +119,7 @@ def normalize_for_fuzzy_match(text: str, *, collapse_whitespace: bool = False) -
     return text
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class FuzzyMatch:
     found: bool
     index: int
@@ -146,13 +145,13 @@ def fuzzy_find_text(content: str, old_text: str, *, collapse_whitespace: bool = 
 # --- applying edits -------------------------------------------------------------------------------
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class Replacement:
     old_text: str
     new_text: str
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class _Match:
     edit_index: int
     start: int
@@ -164,7 +163,7 @@ class _Match:
         return self.start + self.length
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class AppliedEdits:
     base_content: str
     """The file as matched against: BOM removed, LF line endings."""
@@ -325,7 +324,7 @@ def _splice_lines(original: str, fuzzy: str, ordered: Sequence[_Match]) -> str:
 # --- whole-file pipeline --------------------------------------------------------------------------
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class EditOutcome:
     base_content: str
     """Original text, BOM removed, LF endings (what diffs are computed from)."""

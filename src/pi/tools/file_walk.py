@@ -17,9 +17,8 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from functools import lru_cache
-
-from pi.ai.record import record
 
 # --- globs ---------------------------------------------------------------------------------------------
 
@@ -103,7 +102,7 @@ def compile_glob(glob: str, ignore_case: bool = False) -> re.Pattern[str]:
 # --- ignore files --------------------------------------------------------------------------------------
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class IgnoreRule:
     regex: re.Pattern[str]
     negated: bool
@@ -162,7 +161,7 @@ def _rules_verdict(rules: tuple[IgnoreRule, ...], relative: str, name: str, is_d
 _CATEGORIES = (".rgignore", ".ignore", ".gitignore")
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class _DirRules:
     directory: str
     by_category: tuple[tuple[IgnoreRule, ...], ...]

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import BaseModel, Field
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
-from pi.ai.record import record
 from pi.ai.types import PiModel, TextContent
 from pi.tools import ripgrep
 from pi.tools.file_walk import compile_glob
@@ -69,7 +69,7 @@ class LocalFindOperations:
         return None
 
 
-@record
+@dataclass(slots=True)
 class FindToolOptions:
     operations: FindOperations | None = None
 

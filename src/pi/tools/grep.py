@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
-from pi.ai.record import record
 from pi.ai.types import PiModel, TextContent
 from pi.tools import ripgrep
 from pi.tools.paths import resolve_to_cwd
@@ -77,7 +77,7 @@ def _read_text(path: str) -> str:
         return handle.read().decode("utf-8", "replace")
 
 
-@record
+@dataclass(slots=True)
 class GrepToolOptions:
     operations: GrepOperations | None = None
 

@@ -16,10 +16,8 @@ import io
 import math
 import struct
 from collections.abc import Awaitable, Iterator
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Protocol
-
-from pi.ai.record import record
 
 IMAGE_SNIFF_BYTES = 4100
 """How much of a file is read to decide whether it is an image."""
@@ -124,7 +122,7 @@ def unsupported_image_note(mime_type: str) -> str:
 # --- processing -----------------------------------------------------------------------------------
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class ProcessedImage:
     """Either an attachment (`data` is base64) or, when `ok` is false, a note that replaces it."""
 

@@ -11,13 +11,13 @@ import asyncio
 import os
 import stat
 import unicodedata
+from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import BaseModel, Field
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
-from pi.ai.record import record
 from pi.ai.types import PiModel, TextContent
 from pi.tools.paths import resolve_to_cwd
 from pi.tools.truncate import DEFAULT_MAX_BYTES, TruncationResult, format_size, truncate_head
@@ -63,7 +63,7 @@ class LocalLsOperations:
         return await asyncio.to_thread(os.listdir, path)
 
 
-@record
+@dataclass(slots=True)
 class LsToolOptions:
     operations: LsOperations | None = None
 

@@ -18,6 +18,7 @@ import os
 import shlex
 import stat
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,7 +27,6 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate, ToolContent
 from pi.ai.abort import AbortSignal
-from pi.ai.record import record
 from pi.ai.types import ImageContent, TextContent
 from pi.tools.fs_errors import FileToolError, describe_os_error, raise_if_aborted
 from pi.tools.images import (
@@ -285,7 +285,7 @@ DESCRIPTION = (
 )
 
 
-@record
+@dataclass(slots=True)
 class ReadToolOptions:
     operations: ReadOperations | None = None
     auto_resize_images: bool = True

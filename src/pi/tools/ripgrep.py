@@ -17,11 +17,10 @@ import re
 import signal as signal_module
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pi.ai.abort import AbortSignal
-from pi.ai.record import record
 from pi.tools.file_walk import GlobOverrides, WalkAborted, walk_files
 from pi.tools.rg_binary import locate_rg
 
@@ -45,7 +44,7 @@ def find_rg() -> str | None:
 # --- content search --------------------------------------------------------------------------------------
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class GrepMatch:
     path: str
     """Absolute path of the file."""
@@ -54,7 +53,7 @@ class GrepMatch:
     """The line without its newline and carriage returns; None when it is not valid UTF-8."""
 
 
-@record
+@dataclass(slots=True)
 class SearchOutcome:
     matches: list[GrepMatch] = field(default_factory=list)
     limit_reached: bool = False
@@ -62,7 +61,7 @@ class SearchOutcome:
     """Messages for files that could not be read; the search went on without them."""
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class GrepQuery:
     pattern: str
     search_path: str
@@ -271,7 +270,7 @@ async def search(query: GrepQuery, signal: AbortSignal | None = None) -> SearchO
 # --- listing files --------------------------------------------------------------------------------------
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class ListQuery:
     search_path: str
 

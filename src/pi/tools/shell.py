@@ -24,9 +24,9 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from pi.ai.abort import AbortSignal
-from pi.ai.record import record
 from pi.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, truncate_tail
 
 EXIT_STDIO_GRACE_S = 0.1
@@ -59,14 +59,14 @@ class CommandTimedOut(Exception):
         self.seconds = seconds
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class ExecResult:
     exit_code: int | None
     """None when the shell was killed by a signal (then `signal_name` says which)."""
     signal_name: str | None = None
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class ShellConfig:
     shell: str
     args: tuple[str, ...]
@@ -368,7 +368,7 @@ def sanitize_output(text: str) -> str:
     return _UNPRINTABLE.sub("", text)
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class OutputSnapshot:
     text: str
     """The tail of the output, cut to the limits, without any notice."""

@@ -15,6 +15,7 @@ import os
 import re
 import stat
 import tempfile
+from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -22,7 +23,6 @@ from pydantic.alias_generators import to_camel
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
-from pi.ai.record import record
 from pi.ai.types import TextContent
 from pi.tools.fs_errors import FileToolError, describe_os_error, raise_if_aborted
 from pi.tools.mutation_queue import FileMutationQueue, with_file_mutation_queue
@@ -147,7 +147,7 @@ DESCRIPTION = (
 )
 
 
-@record
+@dataclass(slots=True)
 class WriteToolOptions:
     operations: WriteOperations | None = None
     mutation_queue: FileMutationQueue | None = None

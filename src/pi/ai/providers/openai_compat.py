@@ -26,12 +26,11 @@ field back on every assistant turn.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, TypeAlias
 from urllib.parse import urlsplit
 
 from pi.ai.env_api_keys import ENV_KEYS
-from pi.ai.record import record
 from pi.ai.types import Model, RoutingPreferences
 
 ThinkingFormat: TypeAlias = str
@@ -48,7 +47,7 @@ LOCAL_SERVER_PROVIDERS = frozenset(
 )
 
 
-@record(frozen=True)
+@dataclass(slots=True, frozen=True)
 class ResolvedCompat:
     """Every flag with a value; see the spec's compat table for what each one changes on the wire."""
 
