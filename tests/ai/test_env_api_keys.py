@@ -53,13 +53,28 @@ def test_empty_variable_falls_through(monkeypatch: pytest.MonkeyPatch) -> None:
     assert get_env_api_key("anthropic") == "sk-ant-api"
 
 
-def test_copilot_token_order(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_copilot_reads_only_its_own_token(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_TOKEN", "github")
-    assert get_env_api_key("github-copilot") == "github"
     monkeypatch.setenv("GH_TOKEN", "gh")
-    assert get_env_api_key("github-copilot") == "gh"
+    assert get_env_api_key("github-copilot") is None
     monkeypatch.setenv("COPILOT_GITHUB_TOKEN", "copilot")
     assert get_env_api_key("github-copilot") == "copilot"
+
+
+@pytest.mark.parametrize(
+    ("provider", "current", "legacy"),
+    [
+        ("qwen-token-plan", "QWEN_TOKEN_PLAN_TEAM_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"),
+        ("qwen-token-plan-cn", "QWEN_TOKEN_PLAN_TEAM_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"),
+    ],
+)
+def test_legacy_qwen_variables_still_work(
+    monkeypatch: pytest.MonkeyPatch, provider: str, current: str, legacy: str
+) -> None:
+    monkeypatch.setenv(legacy, "old")
+    assert get_env_api_key(provider) == "old"
+    monkeypatch.setenv(current, "new")
+    assert get_env_api_key(provider) == "new"
 
 
 @pytest.mark.parametrize(
@@ -79,6 +94,15 @@ def test_copilot_token_order(monkeypatch: pytest.MonkeyPatch) -> None:
         ("opencode", "OPENCODE_API_KEY"),
         ("kimi-coding", "KIMI_API_KEY"),
         ("google-vertex", "GOOGLE_CLOUD_API_KEY"),
+        ("azure", "AZURE_OPENAI_API_KEY"),
+        ("nvidia", "NVIDIA_API_KEY"),
+        ("fireworks", "FIREWORKS_API_KEY"),
+        ("together", "TOGETHER_API_KEY"),
+        ("moonshotai", "MOONSHOT_API_KEY"),
+        ("moonshotai-cn", "MOONSHOT_API_KEY"),
+        ("zai-coding-cn", "ZAI_CODING_CN_API_KEY"),
+        ("xiaomi-token-plan-sgp", "XIAOMI_TOKEN_PLAN_SGP_API_KEY"),
+        ("cloudflare-workers-ai", "CLOUDFLARE_API_KEY"),
     ],
 )
 def test_provider_variables(monkeypatch: pytest.MonkeyPatch, provider: str, variable: str) -> None:
@@ -202,3 +226,4 @@ def test_unknown_provider_message_suggests_a_key_option(recorder: _Recorder) -> 
     with pytest.raises(MissingApiKeyError) as info:
         stream_simple(_model("my-proxy"), CONTEXT)
     assert str(info.value).splitlines()[0] == "No API key for provider: my-proxy"
+    assert "models.json" in str(info.value) and "pass an API key" in str(info.value)

@@ -16,15 +16,20 @@ def _stream() -> EventStream[str, str]:
 async def test_events_pushed_before_and_while_iterating_arrive_in_order_then_iteration_ends() -> None:
     stream = _stream()
     stream.push("a")
+    consuming = asyncio.Event()
 
     async def produce() -> None:
-        await asyncio.sleep(0.01)
+        await consuming.wait()  # the consumer has taken "a" and waits for more
         stream.push("b")
         stream.push("done")
         stream.push("ignored after the end")
 
     task = asyncio.create_task(produce())
-    assert [event async for event in stream] == ["a", "b", "done"]
+    seen: list[str] = []
+    async for event in stream:
+        seen.append(event)
+        consuming.set()
+    assert seen == ["a", "b", "done"]
     await task
     assert await stream.result() == "result"
 

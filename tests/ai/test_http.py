@@ -8,6 +8,7 @@ import pytest
 
 from pi.ai.abort import AbortController
 from pi.ai.http import ProviderHTTPError, RequestSpec, RetryDelayTooLong, iter_sse, open_stream
+from tests.ai.retry_wait import abort_when_retry_wait_starts
 from tests.support.http_server import ScriptedResponse, ScriptedServer, json_response, sse
 
 
@@ -70,27 +71,29 @@ async def test_gives_up_after_max_retries(server: ScriptedServer) -> None:
     assert len(server.requests) == 3
 
 
-async def test_abort_stops_the_retry_wait_at_once(server: ScriptedServer) -> None:
+async def test_abort_stops_the_retry_wait_at_once(server: ScriptedServer, monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
     server.queue(json_response(503, {"error": "x"}, headers={"retry-after": "30"}))
     controller = AbortController()
-    asyncio.get_running_loop().call_later(0.1, controller.abort)
+    waited = abort_when_retry_wait_starts(monkeypatch, controller)
     started = time.monotonic()
     with pytest.raises(asyncio.CancelledError):
         await _open(server, signal=controller.signal)
-    assert time.monotonic() - started < 5
+    assert waited.is_set()
+    assert time.monotonic() - started < 15  # not the 30 s the server asked for
+    assert len(server.requests) == 1
 
 
 async def test_timeout_bounds_a_silent_server(server: ScriptedServer) -> None:
-    server.queue(ScriptedResponse(chunks=sse({"a": 1}), hold_open=5))
+    server.queue(ScriptedResponse(chunks=sse({"a": 1}), hold_open=30))
     response = await _open(server, timeout_s=0.3)
     started = time.monotonic()
     import httpx
 
     with pytest.raises(httpx.ReadTimeout):
         [e async for e in iter_sse(response)]  # type: ignore[arg-type]
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 10  # the 0.3 s timeout, not the 30 s the server stays silent
 
 
 async def test_sse_lines_end_only_at_cr_or_lf(server: ScriptedServer) -> None:

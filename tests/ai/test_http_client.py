@@ -1,13 +1,15 @@
-"""The pooled client's start-up savings keep its behaviour: same trust store, same importable modules."""
+"""The pooled client's start-up savings keep its behaviour: the same trust store, loaded only for TLS."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import ssl
-import subprocess
-import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import certifi
+import httpx
 import pytest
 
 from pi.ai.http import DeferredTrustContext, RequestSpec, deferred_trust_context, get_client, iter_sse, open_stream
@@ -80,23 +82,45 @@ async def test_plain_http_requests_never_load_certificates(
     await get_client().aclose()
 
 
-def test_importing_the_http_layer_leaves_httpx_whole() -> None:
-    """httpx loads without its CLI, yet `httpx._main` stays importable; a missing sniffio stays missing."""
-    code = (
-        "import importlib.util, sys\n"
-        "sniffio_installed = importlib.util.find_spec('sniffio') is not None\n"
-        "import pi.ai.http\n"
-        "print('httpx._main' in sys.modules, 'rich' in sys.modules)\n"
-        "try:\n"
-        "    import sniffio\n"
-        "    print(sniffio_installed)\n"
-        "except ImportError:\n"
-        "    print(not sniffio_installed)\n"
-        "try:\n"
-        "    import httpx._main\n"
-        "    print(True)\n"
-        "except ImportError as error:\n"
-        "    print('None in sys.modules' not in str(error))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "False", "True", "True"]
+TLS_DIR = Path(__file__).parent / "fixtures" / "tls"
+
+
+@contextlib.asynccontextmanager
+async def tls_server(body: bytes) -> AsyncIterator[str]:
+    """A loopback HTTPS server (certificate for 127.0.0.1 in fixtures/tls) answering every request with `body`."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(TLS_DIR / "cert.pem", TLS_DIR / "key.pem")
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\nconnection: close\r\n\r\n%s" % (len(body), body))
+            await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(on_connect, "127.0.0.1", 0, ssl=context)
+    try:
+        yield f"https://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def test_the_shared_client_trusts_ssl_cert_file_for_a_tls_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SSL_CERT_FILE", str(TLS_DIR / "cert.pem"))
+    async with tls_server(b"trusted") as url:
+        response = await get_client().get(url)
+    assert response.text == "trusted"
+    await get_client().aclose()
+
+
+async def test_an_untrusted_certificate_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    async with tls_server(b"never") as url:
+        with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+            await get_client().get(url)
+    await get_client().aclose()

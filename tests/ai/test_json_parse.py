@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pi.ai.json_parse import parse_streaming_json
+from pi.ai.json_parse import parse_partial_json, parse_streaming_json
 
 
 @pytest.mark.parametrize(
@@ -69,3 +69,13 @@ def test_escaped_pairs_outside_the_bmp_are_joined_or_awaited(text: str, expected
     parsed = parse_streaming_json(text)
     assert parsed == expected
     json.dumps(parsed, ensure_ascii=False).encode()  # a lone surrogate would fail to encode here
+
+
+def test_a_complete_document_with_a_lone_escaped_surrogate_keeps_its_fields() -> None:
+    assert parse_streaming_json('{"s": "half \\ud83d", "n": 1}') == {"s": "half \ud83d", "n": 1}
+
+
+def test_partial_reader_says_when_nothing_is_readable() -> None:
+    assert parse_partial_json('{"a": [1, {"b": "c') == {"a": [1, {"b": "c"}]}
+    for text in (None, "", "nope", "[1]", "{1: 2}"):
+        assert parse_partial_json(text) is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi.ai.overflow import get_non_overflow_patterns, get_overflow_patterns, is_context_overflow
+from pi.ai.overflow import get_overflow_patterns, is_context_overflow
 from pi.ai.types import AssistantMessage, StopReason, Usage
 
 
@@ -136,7 +136,6 @@ def test_pattern_lists_are_copies() -> None:
     patterns = get_overflow_patterns()
     count = len(patterns)
     patterns.clear()
-    get_non_overflow_patterns().clear()
     assert len(get_overflow_patterns()) == count
     assert is_context_overflow(reply("error", "prompt is too long"))
     assert not is_context_overflow(reply("error", "Throttling error: Too many tokens"))

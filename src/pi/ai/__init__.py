@@ -22,6 +22,8 @@ from pi.ai.sanitize import sanitize_surrogates
 from pi.ai.stream import MissingApiKeyError, complete, complete_simple, stream, stream_simple
 from pi.ai.transform_messages import transform_messages
 from pi.ai.types import (
+    REASONING_LEVELS,
+    THINKING_LEVELS,
     AssistantMessage,
     Context,
     Cost,
@@ -30,6 +32,7 @@ from pi.ai.types import (
     Model,
     ModelCompat,
     ModelCost,
+    ReasoningLevel,
     StopReason,
     TextContent,
     ThinkingContent,
@@ -44,12 +47,8 @@ from pi.ai.types import (
 if TYPE_CHECKING:
     from pi.ai.models import find_models, get_model, get_models, get_providers, models_are_equal
     from pi.ai.overflow import get_overflow_patterns, is_context_overflow
-    from pi.ai.validation import (
-        ToolValidationError,
-        validate_model_arguments,
-        validate_tool_arguments,
-        validate_tool_call,
-    )
+    from pi.ai.retry_classifier import is_retryable_assistant_error
+    from pi.ai.validation import ToolValidationError, validate_model_arguments
 
 _LAZY = {
     "find_models": "pi.ai.models",
@@ -59,8 +58,7 @@ _LAZY = {
     "models_are_equal": "pi.ai.models",
     "is_context_overflow": "pi.ai.overflow",
     "get_overflow_patterns": "pi.ai.overflow",
-    "validate_tool_arguments": "pi.ai.validation",
-    "validate_tool_call": "pi.ai.validation",
+    "is_retryable_assistant_error": "pi.ai.retry_classifier",
     "validate_model_arguments": "pi.ai.validation",
     "ToolValidationError": "pi.ai.validation",
 }
@@ -76,6 +74,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "REASONING_LEVELS",
+    "THINKING_LEVELS",
     "AbortController",
     "AbortSignal",
     "ApiProvider",
@@ -91,6 +91,7 @@ __all__ = [
     "Model",
     "ModelCompat",
     "ModelCost",
+    "ReasoningLevel",
     "StopReason",
     "StreamFunction",
     "StreamOptions",
@@ -116,6 +117,7 @@ __all__ = [
     "get_overflow_patterns",
     "get_providers",
     "is_context_overflow",
+    "is_retryable_assistant_error",
     "models_are_equal",
     "parse_streaming_json",
     "register_api_provider",
@@ -124,6 +126,4 @@ __all__ = [
     "stream_simple",
     "transform_messages",
     "validate_model_arguments",
-    "validate_tool_arguments",
-    "validate_tool_call",
 ]

@@ -1,4 +1,4 @@
-"""API keys from the environment, per provider, with pi's variable names and precedence."""
+"""API keys from the environment, per provider, with pi's variable names and precedence (pi 1.6.0)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ AUTHENTICATED = "<authenticated>"
 
 ENV_KEYS: dict[str, tuple[str, ...]] = {
     "openai": ("OPENAI_API_KEY",),
+    "azure": ("AZURE_OPENAI_API_KEY",),
     "azure-openai-responses": ("AZURE_OPENAI_API_KEY",),
     "anthropic": ("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
     "google": ("GEMINI_API_KEY",),
     "google-vertex": ("GOOGLE_CLOUD_API_KEY",),
-    "github-copilot": ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"),
+    "github-copilot": ("COPILOT_GITHUB_TOKEN",),
     "groq": ("GROQ_API_KEY",),
     "cerebras": ("CEREBRAS_API_KEY",),
     "xai": ("XAI_API_KEY",),
@@ -29,7 +30,30 @@ ENV_KEYS: dict[str, tuple[str, ...]] = {
     "opencode-go": ("OPENCODE_API_KEY",),
     "kimi-coding": ("KIMI_API_KEY",),
     "deepseek": ("DEEPSEEK_API_KEY",),
+    "ant-ling": ("ANT_LING_API_KEY",),
+    "nvidia": ("NVIDIA_API_KEY",),
+    "radius": ("RADIUS_API_KEY",),
+    "typesafe": ("TYPESAFE_API_KEY",),
+    "fireworks": ("FIREWORKS_API_KEY",),
+    "together": ("TOGETHER_API_KEY",),
+    "baseten": ("BASETEN_API_KEY",),
+    "meta": ("META_API_KEY",),
+    "moonshotai": ("MOONSHOT_API_KEY",),
+    "moonshotai-cn": ("MOONSHOT_API_KEY",),
+    "zai-coding-cn": ("ZAI_CODING_CN_API_KEY",),
+    "qwen-token-plan": ("QWEN_TOKEN_PLAN_TEAM_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"),
+    "qwen-token-plan-cn": ("QWEN_TOKEN_PLAN_TEAM_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"),
+    "qwen-token-plan-individual": ("QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY",),
+    "qwen-token-plan-individual-cn": ("QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY",),
+    "xiaomi": ("XIAOMI_API_KEY",),
+    "xiaomi-token-plan-cn": ("XIAOMI_TOKEN_PLAN_CN_API_KEY",),
+    "xiaomi-token-plan-ams": ("XIAOMI_TOKEN_PLAN_AMS_API_KEY",),
+    "xiaomi-token-plan-sgp": ("XIAOMI_TOKEN_PLAN_SGP_API_KEY",),
+    "cloudflare-workers-ai": ("CLOUDFLARE_API_KEY",),
+    "cloudflare-ai-gateway": ("CLOUDFLARE_API_KEY",),
 }
+"""Each provider's own variables, in the order they are read. A variable is never shared with a
+provider it does not belong to (GitHub Copilot reads only its own token, not a general GitHub one)."""
 
 _AWS_VARS = (
     "AWS_PROFILE",
@@ -72,11 +96,4 @@ def _has_aws_credentials() -> bool:
     return bool(os.environ.get("AWS_ACCESS_KEY_ID") and os.environ.get("AWS_SECRET_ACCESS_KEY"))
 
 
-def missing_key_message(provider: str) -> str:
-    """pi's error line, followed by what the user can do about it."""
-    names = env_var_names(provider)
-    hint = f"set {' or '.join(names)}" if names else "pass an API key (--api-key) or log in"
-    return f"No API key for provider: {provider}\nTo fix it, {hint}."
-
-
-__all__ = ["AUTHENTICATED", "ENV_KEYS", "env_var_names", "get_env_api_key", "missing_key_message"]
+__all__ = ["AUTHENTICATED", "ENV_KEYS", "env_var_names", "get_env_api_key"]

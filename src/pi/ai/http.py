@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 import json
 import math
 import os
@@ -23,46 +22,12 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
+
 from pi.ai.abort import AbortSignal
 from pi.ai.options import StreamOptions
 from pi.ai.sanitize import sanitize_surrogates
 from pi.ai.types import Model
-
-
-def _import_httpx_without_cli() -> None:
-    """Import httpx without its command-line client, which we never run.
-
-    `import httpx` also imports `httpx._main` whenever click, rich and pygments happen to be installed
-    (they often are, for other tools), roughly doubling its import time. Marking that one module as
-    missing for the duration of the import makes httpx fall back to its stub; removing the mark
-    afterwards leaves `httpx._main` importable for anyone who really wants it.
-    """
-    if "httpx" in sys.modules or "httpx._main" in sys.modules:
-        return
-    sys.modules["httpx._main"] = None  # type: ignore[assignment]
-    try:
-        import httpx  # noqa: F401
-    finally:
-        if sys.modules.get("httpx._main", False) is None:
-            del sys.modules["httpx._main"]
-
-
-def _remember_missing_sniffio() -> None:
-    """Let httpcore learn once, not on every request, that the optional `sniffio` is not installed.
-
-    httpcore asks `import sniffio` each time it sets up a lock or an event, several times per
-    request; when the package is absent (recent anyio no longer installs it) every attempt searches
-    the whole import path again. Recording the absence in `sys.modules` makes those imports fail at
-    once, exactly as they did before, just without the search.
-    """
-    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
-        sys.modules["sniffio"] = None  # type: ignore[assignment]
-
-
-_import_httpx_without_cli()
-_remember_missing_sniffio()
-
-import httpx  # noqa: E402
 
 _BODY_JSON = json.JSONEncoder(ensure_ascii=False)
 
@@ -137,9 +102,6 @@ def get_client() -> httpx.AsyncClient:
             follow_redirects=True,
             verify=verify,
         )
-        from pi.ai.net_backend import use_asyncio_sockets
-
-        use_asyncio_sockets(getattr(client._transport, "_pool", None), loop)
         _clients[loop] = client
     return client
 
@@ -368,6 +330,26 @@ async def iter_sse(response: httpx.Response) -> AsyncIterator[SSEEvent]:
         yield SSEEvent(event or "message", "\n".join(data))
 
 
+def stream_cut_short(provider: str, model_id: str, final_frame: str) -> ConnectionError:
+    """The error for a stream whose body ended before the frame that marks a complete reply.
+
+    The wording ("ended without a finish frame") is one the retry classifier treats as transient:
+    the server or a proxy dropped the stream, and the same request usually succeeds when sent again.
+    """
+    return ConnectionError(
+        f"Stream ended without a finish frame: the {provider} stream for {model_id} closed before "
+        f"{final_frame}. The reply is incomplete; send the request again."
+    )
+
+
+def connection_lost(provider: str, model_id: str, exc: BaseException) -> ConnectionError:
+    """The error for a connection that failed while a reply was streaming (reset, broken chunking)."""
+    return ConnectionError(
+        f"Connection lost while streaming the reply of {model_id} from {provider}: "
+        f"{exc or type(exc).__name__}. The reply is incomplete; send the request again."
+    )
+
+
 FINISH_GRACE_S = 1.0
 """How long a server may take to end the response body after its final stream event."""
 
@@ -405,6 +387,7 @@ __all__ = [
     "RetryDelayTooLong",
     "SSEEvent",
     "abortable_sleep",
+    "connection_lost",
     "deferred_trust_context",
     "encode_json_body",
     "error_hint",
@@ -416,4 +399,5 @@ __all__ = [
     "open_stream",
     "parse_json_data",
     "parse_retry_after",
+    "stream_cut_short",
 ]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, TypeAlias
 
 from pi.ai.abort import AbortSignal
-from pi.ai.types import CacheRetention, Model, ThinkingLevel
+from pi.ai.types import CacheRetention, Model, ReasoningLevel, ThinkingLevel
 
 OnPayload: TypeAlias = Callable[[dict[str, Any], Model], "dict[str, Any] | Awaitable[dict[str, Any] | None] | None"]
 """Sees the request body before it is sent; a returned dict replaces it wholesale."""
@@ -32,6 +32,9 @@ class ThinkingBudgets:
 
 
 DEFAULT_THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+
+BudgetLevel: TypeAlias = Literal["minimal", "low", "medium", "high"]
+"""The levels that have a token budget (`ThinkingBudgets`); stronger levels use the high one."""
 
 
 @dataclass(slots=True)
@@ -52,7 +55,7 @@ class StreamOptions:
     timeout_s: float | None = None
     """Timeout for connecting and between received bytes; None keeps the defaults (30 s connect, 600 s read)."""
     reasoning: ThinkingLevel | None = None
-    """Only read by `stream_simple`: the portable reasoning level."""
+    """Only read by `stream_simple`: the portable reasoning level; ``"off"`` and None mean no reasoning."""
     thinking_budgets: ThinkingBudgets | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     """Provider-specific options, by snake_case name."""
@@ -77,13 +80,35 @@ def resolve_cache_retention(value: CacheRetention | None) -> CacheRetention:
     return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
 
 
-def clamp_reasoning(level: ThinkingLevel | None) -> ThinkingLevel | None:
-    """xhigh exists only on a few models; elsewhere it means high."""
-    return "high" if level == "xhigh" else level
+def reasoning_level(level: ThinkingLevel | None) -> ReasoningLevel | None:
+    """The level that turns reasoning on, or None for ``"off"`` and no level at all."""
+    return None if level is None or level == "off" else level
+
+
+def clamp_reasoning(level: ThinkingLevel | None) -> BudgetLevel | None:
+    """A level among minimal..high: xhigh and max exist only on a few models, elsewhere they mean high."""
+    on = reasoning_level(level)
+    if on == "xhigh" or on == "max":
+        return "high"
+    return on
 
 
 def supports_xhigh(model: Model) -> bool:
+    """Models with an effort above high (OpenAI's ``xhigh``, Anthropic's adaptive ``max``)."""
     return any(tag in model.id for tag in ("gpt-5.2", "gpt-5.3", "gpt-5.4", "opus-4-6", "opus-4.6"))
+
+
+def strongest_effort(model: Model) -> Literal["xhigh", "high"]:
+    """The highest effort `model` accepts: xhigh where it has one, else high."""
+    return "xhigh" if supports_xhigh(model) else "high"
+
+
+def effort_level(model: Model, level: ThinkingLevel | None) -> Literal[BudgetLevel, "xhigh"] | None:
+    """The effort to ask `model` for: xhigh and max become the model's strongest effort."""
+    on = reasoning_level(level)
+    if on == "xhigh" or on == "max":
+        return strongest_effort(model)
+    return on
 
 
 def simple_max_tokens(model: Model, options: StreamOptions) -> int:
@@ -94,11 +119,14 @@ def simple_max_tokens(model: Model, options: StreamOptions) -> int:
 def adjust_max_tokens_for_thinking(
     base_max_tokens: int,
     model_max_tokens: int,
-    level: ThinkingLevel,
+    level: ReasoningLevel,
     budgets: ThinkingBudgets | None = None,
 ) -> tuple[int, int]:
-    """(max_tokens, thinking_budget) for budget-based APIs: room for the answer plus the thinking."""
-    key = "high" if level == "xhigh" else level
+    """(max_tokens, thinking_budget) for budget-based APIs: room for the answer plus the thinking.
+
+    xhigh and max take the high budget, the largest there is.
+    """
+    key = clamp_reasoning(level) or "high"
     custom = getattr(budgets, key, None) if budgets is not None else None
     budget = custom if custom is not None else DEFAULT_THINKING_BUDGETS[key]
     max_tokens = min(base_max_tokens + budget, model_max_tokens)
@@ -130,6 +158,7 @@ ToolChoice: TypeAlias = Literal["auto", "any", "none", "required"] | dict[str, A
 
 __all__ = [
     "DEFAULT_THINKING_BUDGETS",
+    "BudgetLevel",
     "OnPayload",
     "StreamOptions",
     "ThinkingBudgets",
@@ -137,9 +166,12 @@ __all__ = [
     "adjust_max_tokens_for_thinking",
     "apply_on_payload",
     "clamp_reasoning",
+    "effort_level",
     "make_options",
     "merge_headers",
+    "reasoning_level",
     "resolve_cache_retention",
     "simple_max_tokens",
+    "strongest_effort",
     "supports_xhigh",
 ]

@@ -91,9 +91,4 @@ def get_overflow_patterns() -> list[re.Pattern[str]]:
     return list(_compiled(_OVERFLOW_SOURCES))
 
 
-def get_non_overflow_patterns() -> list[re.Pattern[str]]:
-    """Texts that are never overflow even when they also match an overflow pattern (throttling)."""
-    return list(_compiled(_NOT_OVERFLOW_SOURCES))
-
-
-__all__ = ["get_non_overflow_patterns", "get_overflow_patterns", "is_context_overflow"]
+__all__ = ["get_overflow_patterns", "is_context_overflow"]

@@ -2,21 +2,18 @@
 
 `stream` passes options straight to the model's wire API; `stream_simple` takes one portable
 `reasoning` level and insists on an API key (given or from the environment) before anything is sent.
+Keys follow one rule everywhere (`pi.ai.api_key`): the given one, else the provider's own variables.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pi.ai.env_api_keys import get_env_api_key, missing_key_message
+from pi.ai.api_key import MissingApiKeyError, resolve_api_key
 from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.options import StreamOptions, make_options
 from pi.ai.registry import require_api_provider
 from pi.ai.types import AssistantMessage, Context, Model
-
-
-class MissingApiKeyError(ValueError):
-    """Raised before any request when no key is known for the model's provider."""
 
 
 def stream(
@@ -39,10 +36,7 @@ def stream_simple(
     """Stream with a portable `reasoning` level; raises MissingApiKeyError when no key is known."""
     provider = require_api_provider(model.api)
     opts = make_options(options, **kwargs)
-    if not opts.api_key:
-        opts.api_key = get_env_api_key(model.provider)
-    if not opts.api_key:
-        raise MissingApiKeyError(missing_key_message(model.provider))
+    opts.api_key = resolve_api_key(model, opts)
     return provider.stream_simple(model, context, opts)
 
 

@@ -20,10 +20,20 @@ Api: TypeAlias = str
 Provider: TypeAlias = str
 """Who serves a model, e.g. ``"anthropic"`` or ``"openrouter"``; open for custom providers."""
 
-ThinkingLevel: TypeAlias = Literal["minimal", "low", "medium", "high", "xhigh"]
-"""Reasoning effort for `stream_simple`; absence means reasoning off."""
+ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+"""How hard a model thinks before answering, from none ("off") to its maximum ("max").
 
-THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("minimal", "low", "medium", "high", "xhigh")
+One list for every layer: settings, the CLI's ``--thinking``, a session's thinking-level entries and
+the `reasoning` option of `stream_simple` (where ``"off"`` and no value both mean no reasoning).
+"""
+
+THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+"""Every thinking level, weakest first."""
+
+ReasoningLevel: TypeAlias = Literal["minimal", "low", "medium", "high", "xhigh", "max"]
+"""A thinking level that turns reasoning on: every level but ``"off"``."""
+
+REASONING_LEVELS: tuple[ReasoningLevel, ...] = ("minimal", "low", "medium", "high", "xhigh", "max")
 
 StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
 CacheRetention: TypeAlias = Literal["none", "short", "long"]
@@ -215,6 +225,7 @@ class Model(PiModel):
 
 
 __all__ = [
+    "REASONING_LEVELS",
     "THINKING_LEVELS",
     "Api",
     "AssistantContent",
@@ -229,6 +240,7 @@ __all__ = [
     "ModelCost",
     "PiModel",
     "Provider",
+    "ReasoningLevel",
     "RoutingPreferences",
     "StopReason",
     "TextContent",

@@ -19,6 +19,7 @@ from pi.ai.providers.anthropic_messages import (
     stream_anthropic,
     stream_simple_anthropic,
 )
+from pi.ai.retry_classifier import is_retryable_assistant_error
 from pi.ai.stream import stream as pi_stream
 from pi.ai.types import (
     AssistantMessage,
@@ -34,6 +35,7 @@ from pi.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from tests.ai.providers.snapshots import arguments_at_each_delta
 from tests.support.http_server import ScriptedResponse, ScriptedServer, json_response, named_sse
 
 API_KEY = "sk-ant-api03-test-key"
@@ -286,7 +288,7 @@ def tool_use(index: int, call_id: str, name: str, fragments: list[str]) -> list[
     return frames
 
 
-async def test_tool_call_arguments_stream_in_fragments(server: ScriptedServer) -> None:
+async def test_tool_call_arguments_stream_in_fragments(server: ScriptedServer, monkeypatch: pytest.MonkeyPatch) -> None:
     fragments = ["", '{"path": "src/', 'main.py", "lim', 'it": 20}']
     frames = [
         message_start(),
@@ -294,16 +296,10 @@ async def test_tool_call_arguments_stream_in_fragments(server: ScriptedServer) -
         message_delta("tool_use"),
         MESSAGE_STOP,
     ]
-    server.queue(ok(named_sse(*frames), chunk_delay=0.02))  # one frame at a time, so snapshots are per frame
+    server.queue(ok(named_sse(*frames)))
+    partials = arguments_at_each_delta(monkeypatch)
     stream = stream_anthropic(make_model(server), ctx(), options())
-    events: list[AssistantMessageEvent] = []
-    partials: list[dict[str, Any]] = []
-    async for event in stream:
-        events.append(event)
-        if event.type == "toolcall_delta":
-            block = event.partial.content[event.content_index]
-            assert isinstance(block, ToolCall)
-            partials.append(dict(block.arguments))
+    events = [event async for event in stream]
     final = assert_grammar(events)
     assert final.stop_reason == "toolUse"
     assert [e.delta for e in events if e.type == "toolcall_delta"] == fragments
@@ -434,7 +430,18 @@ async def test_stream_that_ends_without_a_stop_reason_is_an_error(server: Script
     server.queue(ok(named_sse(*frames)))
     _, final = await complete(server)
     assert final.stop_reason == "error"
-    assert final.error_message is not None and "ended before the reply was complete" in final.error_message
+    assert final.error_message is not None and "closed before message_stop" in final.error_message
+    assert final.content == [TextContent(text="cut")]
+    assert is_retryable_assistant_error(final)
+
+
+async def test_a_stop_reason_without_message_stop_is_still_incomplete(server: ScriptedServer) -> None:
+    frames = [message_start(), block_start(0, {"type": "text", "text": ""}), text_delta(0, "all"), block_stop(0)]
+    server.queue(ok(named_sse(*frames, message_delta("end_turn"))))
+    _, final = await complete(server)
+    assert final.stop_reason == "error"
+    assert final.error_message is not None and final.error_message.startswith("Stream ended without a finish frame")
+    assert is_retryable_assistant_error(final)
 
 
 # --- HTTP failures, retries, broken streams, abort ------------------------------------------------
@@ -512,8 +519,9 @@ async def test_connection_dropped_mid_stream_keeps_partial_content(server: Scrip
     events, final = await complete(server)
     assert isinstance(events[-1], ErrorEvent)
     assert final.stop_reason == "error"
-    assert final.error_message is not None and final.error_message.startswith("Connection error")
+    assert final.error_message is not None and final.error_message.startswith("Connection lost while streaming")
     assert final.content == [TextContent(text="first second ")]
+    assert is_retryable_assistant_error(final)
 
 
 async def test_malformed_frame_is_an_error(server: ScriptedServer) -> None:
@@ -534,7 +542,7 @@ async def test_missing_api_key_is_an_error_event(server: ScriptedServer) -> None
 
 async def test_abort_during_a_slow_stream_ends_at_once(server: ScriptedServer) -> None:
     frames = [message_start(), block_start(0, {"type": "text", "text": ""}), text_delta(0, "streaming")]
-    server.queue(ok(named_sse(*frames), hold_open=5.0))
+    server.queue(ok(named_sse(*frames), hold_open=30.0))
     controller = AbortController()
     stream = stream_anthropic(make_model(server), ctx(), options(signal=controller.signal))
     events: list[AssistantMessageEvent] = []
@@ -544,7 +552,7 @@ async def test_abort_during_a_slow_stream_ends_at_once(server: ScriptedServer) -
         if event.type == "text_delta":
             aborted_at = time.monotonic()
             controller.abort()
-    assert time.monotonic() - aborted_at < 1.0
+    assert time.monotonic() - aborted_at < 10.0  # the server would keep the stream open for 30 s
     final = assert_grammar(events)
     assert isinstance(events[-1], ErrorEvent) and events[-1].reason == "aborted"
     assert final.stop_reason == "aborted"
@@ -744,7 +752,9 @@ async def test_simple_budget_shrinks_when_the_model_limit_is_small(server: Scrip
         ("claude-opus-4-6", "medium", "medium"),
         ("claude-opus-4-6", "high", "high"),
         ("claude-opus-4-6", "xhigh", "max"),
+        ("claude-opus-4-6", "max", "max"),
         ("claude-sonnet-4-6", "xhigh", "high"),
+        ("claude-sonnet-4-6", "max", "high"),
         ("claude-sonnet-4.6", "medium", "medium"),
     ],
 )
@@ -765,6 +775,14 @@ async def test_simple_without_reasoning_sends_no_thinking(server: ScriptedServer
     assert "thinking" not in body and "output_config" not in body
     assert body["temperature"] == 0.2
     assert body["max_tokens"] == 32_000
+    off = (await sent_simple(server, make_model(server), reasoning="off", temperature=0.2)).json()
+    assert off == body
+
+
+async def test_simple_max_on_a_budget_model_takes_the_largest_budget(server: ScriptedServer) -> None:
+    body = (await sent_simple(server, make_model(server), reasoning="max")).json()
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 16384}
+    assert body["max_tokens"] == min(32_000 + 16384, make_model(server).max_tokens)
 
 
 async def test_simple_reasoning_on_a_non_reasoning_model_sends_no_thinking(server: ScriptedServer) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import time
@@ -18,13 +17,13 @@ from pi.ai.options import StreamOptions
 from pi.ai.overflow import is_context_overflow
 from pi.ai.providers.openai_completions import (
     BRIDGE_TEXT,
-    MISSING_KEY_MESSAGE,
     PROVIDER,
     mistral_tool_call_id,
     stream_openai_completions,
     stream_simple_openai_completions,
 )
 from pi.ai.registry import get_api_provider
+from pi.ai.retry_classifier import is_retryable_assistant_error
 from pi.ai.types import (
     AssistantMessage,
     Context,
@@ -41,6 +40,7 @@ from pi.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from tests.ai.retry_wait import abort_when_retry_wait_starts
 from tests.support.http_server import ScriptedResponse, ScriptedServer, json_response, sse
 
 KEY = "sk-test-key"
@@ -446,7 +446,8 @@ async def test_dropped_connection_mid_stream_keeps_partial_text(server: Scripted
     assert events[-1].type == "error"
     assert message.stop_reason == "error"
     assert message.content == [TextContent(text="Hello")]
-    assert (message.error_message or "").startswith("Connection to openai lost while streaming gpt-4o-mini")
+    assert (message.error_message or "").startswith("Connection lost while streaming the reply of gpt-4o-mini")
+    assert is_retryable_assistant_error(message)
 
 
 async def test_malformed_frame_is_an_error(server: ScriptedServer) -> None:
@@ -466,9 +467,8 @@ async def test_error_object_inside_the_stream_appends_openrouter_raw(server: Scr
 
 
 async def test_abort_mid_stream_ends_at_once(server: ScriptedServer) -> None:
-    server.queue(
-        reply(chunk({"content": "one"}), chunk({"content": "two"}), chunk({}, "stop"), chunk_delay=0.05, hold_open=5)
-    )
+    # No finish frame: the reply can only end by the abort (or when the server gives up after 30 s).
+    server.queue(ScriptedResponse(chunks=sse(chunk({"content": "one"}), chunk({"content": "two"})), hold_open=30))
     controller = AbortController()
     stream = stream_openai_completions(
         make_model(server), ctx(user()), StreamOptions(api_key=KEY, signal=controller.signal)
@@ -480,18 +480,21 @@ async def test_abort_mid_stream_ends_at_once(server: ScriptedServer) -> None:
         if event.type == "text_delta":
             controller.abort()
     message = await stream.result()
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 10
     assert message.stop_reason == "aborted"
     assert message.error_message == "Request was aborted"
     assert seen[-1] == "error"
     assert message.content and isinstance(message.content[0], TextContent)
 
 
-async def test_abort_before_the_answer_is_a_lone_aborted_error(server: ScriptedServer) -> None:
-    server.queue(json_response(503, {"error": {"message": "busy"}}, headers={"retry-after": "10"}))
+async def test_abort_before_the_answer_is_a_lone_aborted_error(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.queue(json_response(503, {"error": {"message": "busy"}}, headers={"retry-after": "30"}))
     controller = AbortController()
-    asyncio.get_running_loop().call_later(0.1, controller.abort)
+    waited = abort_when_retry_wait_starts(monkeypatch, controller)
     events, message = await run(make_model(server), ctx(user()), signal=controller.signal)
+    assert waited.is_set()
     assert types(events) == ["error"]
     assert message.stop_reason == "aborted"
 
@@ -502,17 +505,24 @@ async def test_abort_before_the_answer_is_a_lone_aborted_error(server: ScriptedS
 async def test_missing_key_is_an_in_stream_error(server: ScriptedServer) -> None:
     events, message = await run(make_model(server, "custom"), ctx(user()), api_key=None)
     assert types(events) == ["error"]
-    assert message.error_message == MISSING_KEY_MESSAGE
+    assert message.error_message is not None
+    assert message.error_message.startswith("No API key for provider: custom\n")
+    assert '"apiKey"' in message.error_message and "models.json" in message.error_message
     assert server.requests == []
 
 
-async def test_provider_env_key_then_openai_fallback(server: ScriptedServer, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_each_provider_reads_only_its_own_variable(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GROQ_API_KEY", "groq-key")
     monkeypatch.setenv("OPENAI_API_KEY", "openai-key")
     await sent_body(server, make_model(server, "groq"), ctx(user()), api_key=None)
     assert server.requests[-1].headers["authorization"] == "Bearer groq-key"
-    await sent_body(server, make_model(server, "my-proxy"), ctx(user()), api_key=None)
+    await sent_body(server, make_model(server, "openai"), ctx(user()), api_key=None)
     assert server.requests[-1].headers["authorization"] == "Bearer openai-key"
+    sent = len(server.requests)
+    _, message = await run(make_model(server, "my-proxy"), ctx(user()), api_key=None)
+    assert message.stop_reason == "error" and len(server.requests) == sent
 
 
 async def test_headers_merge_model_then_options(server: ScriptedServer) -> None:
@@ -784,6 +794,32 @@ async def test_simple_maps_reasoning_and_default_max_tokens(server: ScriptedServ
     assert server.requests[-1].json()["reasoning_effort"] == "xhigh"
 
 
+@pytest.mark.parametrize(
+    ("model_id", "level", "effort"),
+    [("gpt-5.2", "max", "xhigh"), ("o4-mini", "max", "high"), ("o4-mini", "off", None), ("o4-mini", "low", "low")],
+)
+async def test_simple_max_is_the_strongest_effort_and_off_is_none(
+    server: ScriptedServer, model_id: str, level: str, effort: str | None
+) -> None:
+    body = await sent_body(server, make_model(server, model_id=model_id, reasoning=True), ctx(user()),
+                           simple=True, reasoning=level)  # fmt: skip
+    assert body.get("reasoning_effort") == effort
+
+
+async def test_raw_max_effort_is_never_sent_as_is(server: ScriptedServer) -> None:
+    model = make_model(server, model_id="o4-mini", reasoning=True)
+    assert (await sent_body(server, model, ctx(user()), extra={"reasoning_effort": "max"}))[
+        "reasoning_effort"
+    ] == "high"
+
+
+async def test_simple_max_goes_through_an_effort_map_that_names_it(server: ScriptedServer) -> None:
+    compat = ModelCompat(reasoning_effort_map={"max": "maximum", "high": "hard"})
+    model = make_model(server, model_id="local-reasoner", reasoning=True, compat=compat)
+    assert (await sent_body(server, model, ctx(user()), simple=True, reasoning="max"))["reasoning_effort"] == "maximum"
+    assert (await sent_body(server, model, ctx(user()), simple=True, reasoning="xhigh"))["reasoning_effort"] == "hard"
+
+
 async def test_simple_without_reasoning_sends_no_effort(server: ScriptedServer) -> None:
     model = make_model(server, model_id="o4-mini", reasoning=True)
     server.queue(text_reply())
@@ -947,8 +983,9 @@ async def test_stream_ending_without_finish_reason_or_done_is_incomplete(server:
     assert events[-1].type == "error"
     assert message.stop_reason == "error"
     assert message.content[0] == TextContent(text="Writing")
-    assert (message.error_message or "").startswith("Connection to openai lost while streaming gpt-4o-mini")
-    assert "ended before the reply was complete" in (message.error_message or "")
+    assert (message.error_message or "").startswith("Stream ended without a finish frame")
+    assert "openai stream for gpt-4o-mini closed before a finish_reason or [DONE]" in (message.error_message or "")
+    assert is_retryable_assistant_error(message)
 
 
 async def test_finish_reason_without_done_marker_is_complete(server: ScriptedServer) -> None:
@@ -974,8 +1011,8 @@ async def test_a_body_left_open_after_done_costs_at_most_the_grace_time(
     server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("pi.ai.http.FINISH_GRACE_S", 0.2)
-    server.queue(reply(chunk({"content": "held"}), chunk({}, "stop"), hold_open=5.0))
+    server.queue(reply(chunk({"content": "held"}), chunk({}, "stop"), hold_open=30.0))
     started = time.monotonic()
     _, message = await run(make_model(server), ctx(user()))
     assert message.stop_reason == "stop" and message.content == [TextContent(text="held")]
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < 10.0  # the grace time, not the 30 s the body stays open

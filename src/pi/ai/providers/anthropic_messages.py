@@ -22,21 +22,26 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-import httpx
-
-from pi.ai.env_api_keys import get_env_api_key, missing_key_message
+from pi.ai.api_key import resolve_api_key
 from pi.ai.event_stream import AssistantMessageEventStream
-from pi.ai.http import ProviderHTTPError, RequestSpec, finish_stream, iter_sse, open_model_stream, parse_json_data
+from pi.ai.http import (
+    ProviderHTTPError,
+    RequestSpec,
+    open_model_stream,
+)
 from pi.ai.options import (
     StreamOptions,
     adjust_max_tokens_for_thinking,
     apply_on_payload,
-    clamp_reasoning,
     merge_headers,
+    reasoning_level,
     resolve_cache_retention,
     simple_max_tokens,
     supports_xhigh,
 )
+from pi.ai.providers.anthropic_messages_stream import StreamReader, read_stream
+from pi.ai.providers.claude_code_names import CLAUDE_CODE_TOOL_NAMES, from_claude_code_name, to_claude_code_name
+from pi.ai.providers.copilot_headers import dynamic_headers
 from pi.ai.providers.output import OutputBuilder, run_provider
 from pi.ai.registry import ApiProvider
 from pi.ai.sanitize import sanitize_surrogates
@@ -47,14 +52,11 @@ from pi.ai.types import (
     ImageContent,
     Message,
     Model,
-    StopReason,
+    ReasoningLevel,
     TextContent,
     ThinkingContent,
-    ThinkingLevel,
     Tool,
-    ToolCall,
     ToolResultMessage,
-    Usage,
     UserMessage,
 )
 
@@ -65,44 +67,11 @@ INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14"
 OAUTH_BETAS = ("claude-code-20250219", "oauth-2025-04-20")
 CLAUDE_CODE_VERSION = "2.1.75"
 CLAUDE_CODE_IDENTITY = "You are Claude Code, Anthropic's official CLI for Claude."
-REDACTED_THINKING_TEXT = "[Reasoning redacted]"
 IMAGES_ONLY_TEXT = "(see attached image)"
 DEFAULT_THINKING_BUDGET = 1024
 
-CLAUDE_CODE_TOOL_NAMES: tuple[str, ...] = (
-    "Read",
-    "Write",
-    "Edit",
-    "Bash",
-    "Grep",
-    "Glob",
-    "AskUserQuestion",
-    "EnterPlanMode",
-    "ExitPlanMode",
-    "KillShell",
-    "NotebookEdit",
-    "Skill",
-    "Task",
-    "TaskOutput",
-    "TodoWrite",
-    "WebFetch",
-    "WebSearch",
-)
-"""Tool names a subscription token is expected to use; ours are sent under these when they match."""
-
-_CANONICAL_BY_LOWER = {name.lower(): name for name in CLAUDE_CODE_TOOL_NAMES}
 _ADAPTIVE_MARKERS = ("opus-4-6", "opus-4.6", "sonnet-4-6", "sonnet-4.6")
 _INVALID_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
-
-_STOP_REASONS: dict[str, StopReason] = {
-    "end_turn": "stop",
-    "pause_turn": "stop",
-    "stop_sequence": "stop",
-    "max_tokens": "length",
-    "tool_use": "toolUse",
-    "refusal": "error",
-    "sensitive": "error",
-}
 
 
 # --- small predicates -----------------------------------------------------------------------------
@@ -121,19 +90,6 @@ def supports_adaptive_thinking(model: Model) -> bool:
 def normalize_tool_call_id(tool_call_id: str, model: Model, source: AssistantMessage) -> str:
     """Anthropic accepts ``[a-zA-Z0-9_-]{1,64}`` ids; other providers' ids are squeezed into that."""
     return _INVALID_ID_CHARS.sub("_", tool_call_id)[:64]
-
-
-def to_claude_code_name(name: str) -> str:
-    return _CANONICAL_BY_LOWER.get(name.lower(), name)
-
-
-def from_claude_code_name(name: str, tools: Sequence[Tool] | None) -> str:
-    """The caller's spelling of a tool the model called by its Claude Code name."""
-    lowered = name.lower()
-    for tool in tools or ():
-        if tool.name.lower() == lowered:
-            return tool.name
-    return name
 
 
 # --- request body ---------------------------------------------------------------------------------
@@ -356,21 +312,6 @@ def _lowercase(headers: dict[str, str] | None) -> dict[str, str] | None:
     return {key.lower(): value for key, value in headers.items()} if headers else None
 
 
-def _copilot_headers(context: Context) -> dict[str, str]:
-    """Copilot bills and routes by who spoke last and whether images are in play."""
-    last = context.messages[-1] if context.messages else None
-    headers = {
-        "x-initiator": "user" if isinstance(last, UserMessage) else "agent",
-        "openai-intent": "conversation-edits",
-    }
-    for message in context.messages:
-        content = message.content if isinstance(message, UserMessage | ToolResultMessage) else None
-        if isinstance(content, list) and any(isinstance(block, ImageContent) for block in content):
-            headers["copilot-vision-request"] = "true"
-            break
-    return headers
-
-
 def build_headers(model: Model, context: Context, options: StreamOptions, api_key: str) -> dict[str, str]:
     """Provider defaults, then model.headers, then per-request headers, then options.headers (last wins)."""
     oauth = is_oauth_token(api_key)
@@ -394,156 +335,12 @@ def build_headers(model: Model, context: Context, options: StreamOptions, api_ke
     if oauth:
         defaults["user-agent"] = f"claude-cli/{CLAUDE_CODE_VERSION}"
         defaults["x-app"] = "cli"
-    dynamic = _copilot_headers(context) if copilot else None
+    dynamic = _lowercase(dynamic_headers(model, context.messages))
     return merge_headers(defaults, _lowercase(model.headers), dynamic, _lowercase(options.headers))
 
 
 def messages_url(model: Model) -> str:
     return f"{model.base_url.rstrip('/')}/v1/messages"
-
-
-# --- reading the stream ---------------------------------------------------------------------------
-
-
-def _set_usage(usage: Usage, wire: dict[str, Any], *, reset: bool) -> None:
-    """message_start gives the first counts; message_delta may update any of them."""
-    fields = (
-        ("input", "input_tokens"),
-        ("output", "output_tokens"),
-        ("cache_read", "cache_read_input_tokens"),
-        ("cache_write", "cache_creation_input_tokens"),
-    )
-    for attr, key in fields:
-        value = wire.get(key)
-        if isinstance(value, int):
-            setattr(usage, attr, value)
-        elif reset:
-            setattr(usage, attr, 0)
-    usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
-
-
-def _stream_error_text(data: dict[str, Any]) -> str:
-    error = data.get("error")
-    if isinstance(error, dict):
-        kind = error.get("type") or "error"
-        message = error.get("message") or "no details given"
-        return f"{kind}: {message}"
-    return f"error: {error or data}"
-
-
-class _StreamReader:
-    """Turns Anthropic stream events into OutputBuilder calls.
-
-    Anthropic numbers blocks with its own ``index``; the builder's content index can differ (for
-    example when a block type is skipped), so blocks are tracked by Anthropic's index.
-    """
-
-    def __init__(self, builder: OutputBuilder, model: Model, tools: Sequence[Tool] | None, oauth: bool) -> None:
-        self.builder = builder
-        self.model = model
-        self.tools = tools
-        self.oauth = oauth
-        self.blocks: dict[int, TextContent | ThinkingContent | ToolCall] = {}
-        self.stop_reason: str | None = None
-
-    def handle(self, kind: str, data: dict[str, Any]) -> None:
-        builder = self.builder
-        usage = builder.output.usage
-        if kind == "message_start":
-            message = data.get("message") or {}
-            _set_usage(usage, message.get("usage") or {}, reset=True)
-        elif kind == "content_block_start":
-            self._block_start(int(data.get("index", 0)), data.get("content_block") or {})
-        elif kind == "content_block_delta":
-            self._block_delta(int(data.get("index", 0)), data.get("delta") or {})
-        elif kind == "content_block_stop":
-            block = self.blocks.pop(int(data.get("index", 0)), None)
-            if block is not None and block is builder.open_block:
-                builder.end_block()
-        elif kind == "message_delta":
-            reason = (data.get("delta") or {}).get("stop_reason")
-            if reason:
-                self._set_stop_reason(reason)
-            _set_usage(usage, data.get("usage") or {}, reset=False)
-        elif kind == "error":
-            raise RuntimeError(_stream_error_text(data))
-
-    def _block_start(self, index: int, block: dict[str, Any]) -> None:
-        builder = self.builder
-        kind = block.get("type")
-        if kind == "text":
-            self.blocks[index] = builder.start_text()
-            if block.get("text"):
-                builder.text_delta(block["text"])
-        elif kind == "thinking":
-            thinking = builder.start_thinking(block.get("signature") or None)
-            self.blocks[index] = thinking
-            if block.get("thinking"):
-                builder.thinking_delta(block["thinking"])
-        elif kind == "redacted_thinking":
-            self.blocks[index] = builder.start_thinking(block.get("data") or "", redacted=True)
-            builder.thinking_delta(REDACTED_THINKING_TEXT)
-        elif kind == "tool_use":
-            name = str(block.get("name", ""))
-            if self.oauth:
-                name = from_claude_code_name(name, self.tools)
-            arguments = block.get("input")
-            self.blocks[index] = builder.start_tool_call(
-                str(block.get("id", "")), name, arguments if isinstance(arguments, dict) else None
-            )
-
-    def _block_delta(self, index: int, delta: dict[str, Any]) -> None:
-        builder = self.builder
-        block = self.blocks.get(index)
-        if block is None or block is not builder.open_block:
-            return
-        kind = delta.get("type")
-        if kind == "text_delta" and isinstance(block, TextContent):
-            builder.text_delta(str(delta.get("text", "")))
-        elif kind == "thinking_delta" and isinstance(block, ThinkingContent):
-            builder.thinking_delta(str(delta.get("thinking", "")))
-        elif kind == "signature_delta" and isinstance(block, ThinkingContent):
-            builder.append_thinking_signature(str(delta.get("signature", "")))
-        elif kind == "input_json_delta" and isinstance(block, ToolCall):
-            builder.tool_call_delta(str(delta.get("partial_json", "")))
-
-    def _set_stop_reason(self, reason: str) -> None:
-        mapped = _STOP_REASONS.get(reason)
-        if mapped is None:
-            raise ValueError(f"Unhandled stop reason: {reason}")
-        self.stop_reason = reason
-        output = self.builder.output
-        output.stop_reason = mapped
-        if mapped == "error":
-            output.error_message = (
-                "An unknown error occurred\n"
-                f'{self.model.provider} ended the reply of {self.model.id} with stop reason "{reason}" '
-                "(it declined to continue); rephrase the request or switch models."
-            )
-
-
-async def _read_stream(response: httpx.Response, reader: _StreamReader, model: Model) -> None:
-    try:
-        events = iter_sse(response)
-        async for event in events:
-            data = parse_json_data(event.data)
-            if not isinstance(data, dict):
-                raise ValueError(f"Malformed stream frame from the server (not an object): {event.data[:200]}")
-            kind = data.get("type") or event.event
-            reader.handle(str(kind), data)
-            if kind == "message_stop":
-                await finish_stream(events)
-                break
-    except (httpx.TransportError, httpx.DecodingError) as exc:
-        raise ConnectionError(
-            f"Connection error: the {model.provider} stream for {model.id} broke off mid-reply "
-            f"({exc or type(exc).__name__}); try again."
-        ) from exc
-    if reader.stop_reason is None:
-        raise ConnectionError(
-            f"Connection error: the {model.provider} stream for {model.id} ended before the reply was complete "
-            "(no stop reason received); try again."
-        )
 
 
 # --- entry points ---------------------------------------------------------------------------------
@@ -555,9 +352,7 @@ def stream_anthropic(model: Model, context: Context, options: StreamOptions) -> 
     async def body(builder: OutputBuilder) -> None:
         # Anthropic announces the reply before the request, so its HTTP failures follow `start`.
         builder.start()
-        api_key = options.api_key or get_env_api_key(model.provider)
-        if not api_key:
-            raise ValueError(missing_key_message(model.provider))
+        api_key = resolve_api_key(model, options)
         oauth = is_oauth_token(api_key)
         payload = await apply_on_payload(build_request_body(model, context, options, oauth), model, options)
         request = RequestSpec(
@@ -574,17 +369,18 @@ def stream_anthropic(model: Model, context: Context, options: StreamOptions) -> 
                 ) from exc
             raise
         try:
-            await _read_stream(response, _StreamReader(builder, model, context.tools, oauth), model)
+            await read_stream(response, StreamReader(builder, model, context.tools, oauth), model)
         finally:
             await response.aclose()
 
     return run_provider(model, options, body)
 
 
-def _adaptive_effort(model: Model, level: ThinkingLevel) -> str:
+def _adaptive_effort(model: Model, level: ReasoningLevel) -> str:
+    """Adaptive models take low/medium/high, and max where the model has an effort above high."""
     if level in ("minimal", "low"):
         return "low"
-    if level == "xhigh":
+    if level in ("xhigh", "max"):
         return "max" if supports_xhigh(model) else "high"
     return level
 
@@ -593,7 +389,7 @@ def stream_simple_anthropic(model: Model, context: Context, options: StreamOptio
     """Map the portable reasoning level: effort for adaptive models, a token budget for the others."""
     extra = dict(options.extra)
     max_tokens = simple_max_tokens(model, options)
-    level = options.reasoning if supports_xhigh(model) else clamp_reasoning(options.reasoning)
+    level = reasoning_level(options.reasoning)
     if level is None or not model.reasoning:
         extra["thinking_enabled"] = False
     elif supports_adaptive_thinking(model):

@@ -25,53 +25,56 @@ from typing import Any, TypedDict
 
 import httpx
 
-from pi.ai.env_api_keys import get_env_api_key, missing_key_message
+from pi.ai.api_key import resolve_api_key
 from pi.ai.event_stream import AssistantMessageEventStream
-from pi.ai.http import ProviderHTTPError, RequestSpec, error_hint, iter_sse, open_model_stream, parse_json_data
+from pi.ai.http import (
+    ProviderHTTPError,
+    RequestSpec,
+    connection_lost,
+    error_hint,
+    iter_sse,
+    open_model_stream,
+    parse_json_data,
+    stream_cut_short,
+)
 from pi.ai.options import (
     StreamOptions,
     ThinkingBudgets,
     apply_on_payload,
     clamp_reasoning,
     merge_headers,
+    reasoning_level,
     simple_max_tokens,
+)
+from pi.ai.providers.google_messages import (
+    SKIP_THOUGHT_SIGNATURE,
+    convert_messages,
+    convert_tools,
+    is_valid_signature,
+    normalize_tool_call_id,
+    requires_tool_call_id,
 )
 from pi.ai.providers.output import OutputBuilder, run_provider
 from pi.ai.registry import ApiProvider
 from pi.ai.sanitize import sanitize_surrogates
-from pi.ai.transform_messages import transform_messages
 from pi.ai.types import (
-    AssistantMessage,
     Context,
-    ImageContent,
-    Message,
     Model,
     TextContent,
     ThinkingContent,
     ThinkingLevel,
-    Tool,
     ToolCall,
-    ToolResultMessage,
     Usage,
-    UserMessage,
     now_ms,
 )
 
 API = "google-generative-ai"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 
-SKIP_THOUGHT_SIGNATURE = "skip_thought_signature_validator"
-"""Google's documented stand-in for a missing signature on a replayed Gemini 3 function call."""
-
-TOOL_RESULT_IMAGE_TEXT = "Tool result image:"
-IMAGE_ONLY_RESULT_TEXT = "(see attached image)"
-
 TOOL_CHOICE_MODES: dict[str, str] = {"auto": "AUTO", "none": "NONE", "any": "ANY", "required": "ANY"}
 
 _GEMINI3_PRO = re.compile(r"gemini-3(?:\.\d+)?-pro")
 _GEMINI3_FLASH = re.compile(r"gemini-3(?:\.\d+)?-flash")
-_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
-_UNSAFE_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 _BUDGETS_25_PRO: dict[str, int] = {"minimal": 128, "low": 2048, "medium": 8192, "high": 32768}
 _BUDGETS_25_FLASH: dict[str, int] = {"minimal": 128, "low": 2048, "medium": 8192, "high": 24576}
@@ -97,7 +100,7 @@ def is_gemini3_flash(model_id: str) -> bool:
 
 
 def gemini3_thinking_level(model_id: str, level: ThinkingLevel) -> str:
-    """Gemini 3 Pro knows only LOW and HIGH; Flash takes all four levels."""
+    """Gemini 3 Pro knows only LOW and HIGH; Flash takes all four levels. xhigh and max mean HIGH."""
     effort = clamp_reasoning(level) or "high"
     if is_gemini3_pro(model_id):
         return "LOW" if effort in ("minimal", "low") else "HIGH"
@@ -105,7 +108,10 @@ def gemini3_thinking_level(model_id: str, level: ThinkingLevel) -> str:
 
 
 def thinking_budget(model_id: str, level: ThinkingLevel, budgets: ThinkingBudgets | None = None) -> int:
-    """Tokens of thinking for a pre-3 model: a custom budget, the 2.5 family's own scale, or -1 (dynamic)."""
+    """Tokens of thinking for a pre-3 model: a custom budget, the 2.5 family's own scale, or -1 (dynamic).
+
+    xhigh and max take the high budget, the largest of each scale.
+    """
     effort = clamp_reasoning(level) or "high"
     custom = getattr(budgets, effort, None) if budgets is not None else None
     if custom is not None:
@@ -120,11 +126,12 @@ def thinking_budget(model_id: str, level: ThinkingLevel, budgets: ThinkingBudget
 
 def simple_thinking(model: Model, level: ThinkingLevel | None, budgets: ThinkingBudgets | None) -> GoogleThinking:
     """The raw ``thinking`` option that a portable reasoning level stands for on this model."""
-    if level is None:
+    on = reasoning_level(level)
+    if on is None:
         return {"enabled": False}
     if is_gemini3_pro(model.id) or is_gemini3_flash(model.id):
-        return {"enabled": True, "level": gemini3_thinking_level(model.id, level)}
-    return {"enabled": True, "budget_tokens": thinking_budget(model.id, level, budgets)}
+        return {"enabled": True, "level": gemini3_thinking_level(model.id, on)}
+    return {"enabled": True, "budget_tokens": thinking_budget(model.id, on, budgets)}
 
 
 def thinking_config(model: Model, thinking: GoogleThinking | None) -> dict[str, Any] | None:
@@ -139,149 +146,6 @@ def thinking_config(model: Model, thinking: GoogleThinking | None) -> dict[str, 
     elif budget is not None:
         config["thinkingBudget"] = budget
     return config
-
-
-# --- context conversion ---------------------------------------------------------------------------
-
-
-def requires_tool_call_id(model_id: str) -> bool:
-    """Claude and gpt-oss models served through Gemini-shaped APIs pair calls and results by id."""
-    return model_id.startswith(("claude-", "gpt-oss-"))
-
-
-def normalize_tool_call_id(tool_call_id: str, model: Model, source: AssistantMessage) -> str:
-    if not requires_tool_call_id(model.id):
-        return tool_call_id
-    return _UNSAFE_ID_CHARS.sub("_", tool_call_id)[:64]
-
-
-def is_valid_signature(signature: str | None) -> bool:
-    """Gemini rejects a signature that is not base64; ones from other APIs often are not."""
-    return bool(signature) and len(signature or "") % 4 == 0 and _BASE64.fullmatch(signature or "") is not None
-
-
-def _replay_signature(same_model: bool, signature: str | None) -> str | None:
-    return signature if same_model and is_valid_signature(signature) else None
-
-
-def _clean(value: Any) -> Any:
-    """Strip lone surrogates from every string of a JSON value (they cannot be encoded as UTF-8)."""
-    if isinstance(value, str):
-        return sanitize_surrogates(value)
-    if isinstance(value, dict):
-        return {key: _clean(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_clean(item) for item in value]
-    return value
-
-
-def _inline(image: ImageContent) -> dict[str, Any]:
-    return {"inlineData": {"mimeType": image.mime_type, "data": image.data}}
-
-
-def _user_parts(message: UserMessage) -> list[dict[str, Any]]:
-    if isinstance(message.content, str):
-        return [{"text": sanitize_surrogates(message.content)}] if message.content else []
-    parts: list[dict[str, Any]] = []
-    for block in message.content:
-        if isinstance(block, TextContent):
-            if block.text:
-                parts.append({"text": sanitize_surrogates(block.text)})
-        else:
-            parts.append(_inline(block))
-    return parts
-
-
-def _model_parts(message: AssistantMessage, model: Model) -> list[dict[str, Any]]:
-    same_model = message.provider == model.provider and message.model == model.id
-    gemini3 = "gemini-3" in model.id.lower()
-    parts: list[dict[str, Any]] = []
-    for block in message.content:
-        if isinstance(block, TextContent):
-            if not block.text.strip():
-                continue
-            part: dict[str, Any] = {"text": sanitize_surrogates(block.text)}
-            signature = _replay_signature(same_model, block.text_signature)
-        elif isinstance(block, ThinkingContent):
-            if block.redacted or not block.thinking.strip():
-                continue
-            if not same_model:
-                parts.append({"text": sanitize_surrogates(block.thinking)})
-                continue
-            part = {"thought": True, "text": sanitize_surrogates(block.thinking)}
-            signature = _replay_signature(same_model, block.thinking_signature)
-        else:
-            call: dict[str, Any] = {"name": block.name, "args": _clean(block.arguments)}
-            if requires_tool_call_id(model.id):
-                call["id"] = block.id
-            part = {"functionCall": call}
-            signature = _replay_signature(same_model, block.thought_signature)
-            if signature is None and gemini3:
-                signature = SKIP_THOUGHT_SIGNATURE
-        if signature:
-            part["thoughtSignature"] = signature
-        parts.append(part)
-    return parts
-
-
-def _add_tool_result(contents: list[dict[str, Any]], message: ToolResultMessage, model: Model) -> list[dict[str, Any]]:
-    """Append the function response; return the images that must follow the run of results as a user turn."""
-    text = "\n".join(block.text for block in message.content if isinstance(block, TextContent))
-    images = [_inline(block) for block in message.content if isinstance(block, ImageContent)]
-    value = sanitize_surrogates(text) if text else (IMAGE_ONLY_RESULT_TEXT if images else "")
-    key = "error" if message.is_error else "output"
-    response: dict[str, Any] = {"name": message.tool_name, "response": {key: value}}
-    # Gemini 3 takes images inside the function response; older models only see them as a user turn.
-    nested = bool(images) and "gemini-3" in model.id.lower()
-    if nested:
-        response["parts"] = images
-    if requires_tool_call_id(model.id):
-        response["id"] = message.tool_call_id
-    part = {"functionResponse": response}
-    last = contents[-1] if contents else None
-    if last is not None and last["role"] == "user" and any("functionResponse" in p for p in last["parts"]):
-        last["parts"].append(part)
-    else:
-        contents.append({"role": "user", "parts": [part]})
-    return [] if nested else images
-
-
-def convert_messages(model: Model, messages: list[Message]) -> list[dict[str, Any]]:
-    """The ``contents`` array: user and ``model`` turns, tool results as function responses.
-
-    Gemini wants the responses to all of a turn's function calls together in the one turn right
-    after it, so images that older models can only see in a user turn wait for the end of the run.
-    """
-    contents: list[dict[str, Any]] = []
-    result_images: list[dict[str, Any]] = []
-
-    def flush_result_images() -> None:
-        if result_images:
-            contents.append({"role": "user", "parts": [{"text": TOOL_RESULT_IMAGE_TEXT}, *result_images]})
-            result_images.clear()
-
-    for message in transform_messages(messages, model, normalize_tool_call_id):
-        if isinstance(message, ToolResultMessage):
-            result_images.extend(_add_tool_result(contents, message, model))
-            continue
-        flush_result_images()
-        if isinstance(message, UserMessage):
-            parts = _user_parts(message)
-            if parts:
-                contents.append({"role": "user", "parts": parts})
-        elif isinstance(message, AssistantMessage):
-            parts = _model_parts(message, model)
-            if parts:
-                contents.append({"role": "model", "parts": parts})
-    flush_result_images()
-    return contents
-
-
-def convert_tools(tools: list[Tool]) -> list[dict[str, Any]]:
-    declarations = [
-        {"name": tool.name, "description": tool.description, "parametersJsonSchema": tool.parameters} for tool in tools
-    ]
-    return [{"functionDeclarations": declarations}]
 
 
 def build_request_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
@@ -411,10 +275,7 @@ class ReplyReader:
         output = self.builder.output
         if not self.finished:
             model = self.builder.model
-            raise ConnectionError(
-                f"Connection error: the stream from {model.provider} ({model.id}) ended before the reply was "
-                "complete (no finishReason received). Try again."
-            )
+            raise stream_cut_short(model.provider, model.id, "a finishReason")
         if any(isinstance(block, ToolCall) for block in output.content):
             output.stop_reason = "toolUse"
             output.error_message = None
@@ -488,9 +349,7 @@ def stream_google(model: Model, context: Context, options: StreamOptions) -> Ass
     """Stream one reply; `start` is pushed only once the server has accepted the request."""
 
     async def body(builder: OutputBuilder) -> None:
-        api_key = options.api_key or get_env_api_key(model.provider)
-        if not api_key:
-            raise ValueError(missing_key_message(model.provider))
+        api_key = resolve_api_key(model, options)
         payload = await apply_on_payload(build_request_body(model, context, options), model, options)
         request = RequestSpec(
             url=stream_url(model),
@@ -512,10 +371,7 @@ def stream_google(model: Model, context: Context, options: StreamOptions) -> Ass
                     raise ValueError(f"Unexpected stream frame from the server (not an object): {event.data[:200]}")
                 reader.feed(chunk)
         except httpx.HTTPError as exc:
-            raise ConnectionError(
-                f"Connection error: the stream from {model.provider} ({model.id}) broke off mid-reply "
-                f"({exc or type(exc).__name__}). Try again."
-            ) from exc
+            raise connection_lost(model.provider, model.id, exc) from exc
         finally:
             await response.aclose()
         reader.finish()

@@ -7,8 +7,9 @@ module only reads those flags, so no server-specific branch hides in the request
 
 Provider-specific options for `stream`, in ``options.extra``:
 
-- ``reasoning_effort``: ``minimal | low | medium | high | xhigh``, sent as the server's thinking
-  switch (``reasoning_effort``, ``enable_thinking`` or ``chat_template_kwargs``);
+- ``reasoning_effort``: ``minimal | low | medium | high | xhigh | max``, sent as the server's thinking
+  switch (``reasoning_effort``, ``enable_thinking`` or ``chat_template_kwargs``); ``max`` becomes the
+  model's strongest effort unless its ``reasoningEffortMap`` names it;
 - ``tool_choice``: ``auto | none | required`` or ``{"type": "function", "function": {"name": ...}}``.
 
 `stream_simple` maps the portable ``options.reasoning`` level onto ``reasoning_effort``.
@@ -16,78 +17,66 @@ Provider-specific options for `stream`, in ``options.extra``:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
-import string
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 import httpx
 
-from pi.ai.env_api_keys import get_env_api_key
+from pi.ai.api_key import resolve_api_key
 from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.http import (
     ProviderHTTPError,
     RequestSpec,
+    connection_lost,
     error_hint,
     finish_stream,
     iter_sse,
     open_model_stream,
     parse_json_data,
+    stream_cut_short,
 )
-from pi.ai.options import StreamOptions, apply_on_payload, clamp_reasoning, simple_max_tokens, supports_xhigh
+from pi.ai.options import (
+    StreamOptions,
+    apply_on_payload,
+    effort_level,
+    reasoning_level,
+    simple_max_tokens,
+    strongest_effort,
+)
+from pi.ai.providers.copilot_headers import dynamic_headers
 from pi.ai.providers.openai_compat import ResolvedCompat, get_compat, is_openrouter, is_vercel_gateway
+from pi.ai.providers.openai_completions_messages import (
+    BRIDGE_TEXT,
+    add_openrouter_cache_control,
+    convert_messages,
+    mistral_tool_call_id,
+    normalize_tool_call_id,
+)
 from pi.ai.providers.output import OutputBuilder, run_provider
 from pi.ai.registry import ApiProvider
-from pi.ai.sanitize import sanitize_surrogates
-from pi.ai.transform_messages import transform_messages
 from pi.ai.types import (
     AssistantMessage,
     Context,
-    ImageContent,
     Message,
     Model,
     StopReason,
-    TextContent,
     ThinkingContent,
     Tool,
     ToolCall,
     ToolResultMessage,
     Usage,
-    UserMessage,
 )
 
 API = "openai-completions"
 
-MISSING_KEY_MESSAGE = "OpenAI API key is required. Set OPENAI_API_KEY environment variable or pass it as an argument."
-BRIDGE_TEXT = "I have processed the tool results."
-TOOL_IMAGES_TEXT = "Attached image(s) from tool result:"
-IMAGE_ONLY_RESULT_TEXT = "(see attached image)"
-EMPTY_RESULT_TEXT = "(no tool output)"
-
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 """Where servers put streamed reasoning (llama.cpp/vLLM/DeepSeek, Ollama/OpenRouter, others); first non-empty wins."""
 
-_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
-_ALNUM = string.digits + string.ascii_letters
-
-_JSON = json.JSONEncoder(ensure_ascii=False)
-"""`json.dumps(..., ensure_ascii=False)` without building an encoder per call (several per request)."""
-
 
 # --- keys, headers, URL ---------------------------------------------------------------------------
-
-
-def resolve_api_key(model: Model, options: StreamOptions) -> str:
-    """The given key, else the provider's variable, else OPENAI_API_KEY; raises when none is set."""
-    key = options.api_key or get_env_api_key(model.provider) or os.environ.get("OPENAI_API_KEY")
-    if not key:
-        raise ValueError(MISSING_KEY_MESSAGE)
-    return key
 
 
 def chat_completions_url(base_url: str) -> str:
@@ -105,206 +94,10 @@ def _merge_headers(*layers: dict[str, str] | None) -> dict[str, str]:
     return out
 
 
-def _copilot_headers(context: Context) -> dict[str, str]:
-    """GitHub Copilot bills and routes by who started a request and whether it carries images."""
-    last = context.messages[-1] if context.messages else None
-    headers = {
-        "X-Initiator": "user" if isinstance(last, UserMessage) else "agent",
-        "Openai-Intent": "conversation-edits",
-    }
-    for message in context.messages:
-        content = message.content if isinstance(message, (UserMessage, ToolResultMessage)) else None
-        if isinstance(content, list) and any(isinstance(block, ImageContent) for block in content):
-            headers["Copilot-Vision-Request"] = "true"
-            break
-    return headers
-
-
 def build_headers(model: Model, context: Context, options: StreamOptions, api_key: str) -> dict[str, str]:
     """Provider defaults, then model.headers, then per-request headers, then options.headers."""
-    dynamic = _copilot_headers(context) if model.provider == "github-copilot" else None
+    dynamic = dynamic_headers(model, context.messages)
     return _merge_headers({"Authorization": f"Bearer {api_key}"}, model.headers, dynamic, options.headers)
-
-
-# --- message conversion ---------------------------------------------------------------------------
-
-
-def normalize_tool_call_id(tool_call_id: str, model: Model, source: AssistantMessage) -> str:
-    """Ids written by another API: Responses' ``call|item`` pairs keep the call part; OpenAI caps at 40."""
-    if "|" in tool_call_id:
-        return _ID_UNSAFE.sub("_", tool_call_id.split("|", 1)[0])[:40]
-    if model.provider == "openai":
-        return tool_call_id[:40]
-    return tool_call_id
-
-
-def mistral_tool_call_id(tool_call_id: str) -> str:
-    """Nine letters or digits, the same for the same input (the call and its result must agree)."""
-    kept = "".join(ch for ch in tool_call_id if ch.isascii() and ch.isalnum())
-    if len(kept) == 9:
-        return kept
-    number = int.from_bytes(hashlib.sha256(tool_call_id.encode("utf-8")).digest()[:8], "big")
-    digits = []
-    for _ in range(9):
-        number, rest = divmod(number, len(_ALNUM))
-        digits.append(_ALNUM[rest])
-    return "".join(digits)
-
-
-def _wire_id(tool_call_id: str, compat: ResolvedCompat) -> str:
-    return mistral_tool_call_id(tool_call_id) if compat.requires_mistral_tool_ids else tool_call_id
-
-
-def _image_part(image: ImageContent) -> dict[str, Any]:
-    return {"type": "image_url", "image_url": {"url": f"data:{image.mime_type};base64,{image.data}"}}
-
-
-def _user_message(message: UserMessage) -> dict[str, Any] | None:
-    if isinstance(message.content, str):
-        return {"role": "user", "content": sanitize_surrogates(message.content)}
-    parts: list[dict[str, Any]] = []
-    for block in message.content:
-        if isinstance(block, TextContent):
-            parts.append({"type": "text", "text": sanitize_surrogates(block.text)})
-        else:
-            parts.append(_image_part(block))
-    return {"role": "user", "content": parts} if parts else None
-
-
-def _reasoning_details(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
-    """OpenRouter's encrypted reasoning, stashed on the tool calls it belonged to."""
-    details: list[dict[str, Any]] = []
-    for call in calls:
-        if not call.thought_signature:
-            continue
-        try:
-            detail = json.loads(call.thought_signature)
-        except ValueError:
-            continue
-        if isinstance(detail, dict) and detail.get("type") == "reasoning.encrypted":
-            details.append(detail)
-    return details
-
-
-def _assistant_message(message: AssistantMessage, model: Model, compat: ResolvedCompat) -> dict[str, Any] | None:
-    texts: list[str] = []
-    thinking: list[ThinkingContent] = []
-    calls: list[ToolCall] = []
-    for block in message.content:  # one pass: every request converts the whole history again
-        if isinstance(block, ToolCall):
-            calls.append(block)
-        elif isinstance(block, TextContent):
-            if block.text.strip():
-                texts.append(sanitize_surrogates(block.text))
-        elif block.thinking.strip():
-            thinking.append(block)
-    text = "".join(texts)
-    out: dict[str, Any] = {"role": "assistant", "content": "" if compat.requires_assistant_after_tool_result else None}
-    if thinking and compat.requires_thinking_as_text:
-        thought = sanitize_surrogates("\n\n".join(block.thinking for block in thinking))
-        text = f"{thought}\n\n{text}" if text else thought
-    elif thinking:
-        field_name = thinking[0].thinking_signature
-        if field_name and _FIELD_NAME.fullmatch(field_name):
-            out[field_name] = sanitize_surrogates("\n".join(block.thinking for block in thinking))
-    if text:
-        out["content"] = text
-    if calls:
-        out["tool_calls"] = [
-            {
-                "id": _wire_id(call.id, compat),
-                "type": "function",
-                "function": {
-                    "name": call.name,
-                    "arguments": sanitize_surrogates(_JSON.encode(call.arguments)),
-                },
-            }
-            for call in calls
-        ]
-        details = _reasoning_details(calls)
-        if details:
-            out["reasoning_details"] = details
-    if not out["content"] and not calls:
-        return None
-    if compat.requires_reasoning_content_on_assistant_messages and model.reasoning:
-        out.setdefault("reasoning_content", "")
-    return out
-
-
-def _tool_message(message: ToolResultMessage, compat: ResolvedCompat) -> dict[str, Any]:
-    text = "\n".join(block.text for block in message.content if isinstance(block, TextContent))
-    if not text:
-        has_images = any(isinstance(block, ImageContent) for block in message.content)
-        text = IMAGE_ONLY_RESULT_TEXT if has_images else EMPTY_RESULT_TEXT
-    out: dict[str, Any] = {
-        "role": "tool",
-        "content": sanitize_surrogates(text),
-        "tool_call_id": _wire_id(message.tool_call_id, compat),
-    }
-    if compat.requires_tool_result_name:
-        out["name"] = message.tool_name
-    return out
-
-
-def convert_messages(model: Model, context: Context, compat: ResolvedCompat) -> list[dict[str, Any]]:
-    """The conversation as Chat Completions messages (spec A5), system prompt first."""
-    out: list[dict[str, Any]] = []
-    if context.system_prompt:
-        role = "developer" if model.reasoning and compat.supports_developer_role else "system"
-        out.append({"role": role, "content": sanitize_surrogates(context.system_prompt)})
-    bridge = {"role": "assistant", "content": BRIDGE_TEXT}
-    messages: list[Message] = transform_messages(context.messages, model, normalize_tool_call_id)
-    last_role: str | None = None
-    i = 0
-    while i < len(messages):
-        message = messages[i]
-        if isinstance(message, ToolResultMessage):
-            images: list[ImageContent] = []
-            while i < len(messages) and isinstance(messages[i], ToolResultMessage):
-                result = messages[i]
-                assert isinstance(result, ToolResultMessage)
-                out.append(_tool_message(result, compat))
-                images.extend(block for block in result.content if isinstance(block, ImageContent))
-                i += 1
-            last_role = "toolResult"
-            if images and "image" in model.input:
-                if compat.requires_assistant_after_tool_result:
-                    out.append(dict(bridge))
-                parts = [{"type": "text", "text": TOOL_IMAGES_TEXT}, *(_image_part(image) for image in images)]
-                out.append({"role": "user", "content": parts})
-                last_role = "user"
-            continue
-        i += 1
-        if isinstance(message, UserMessage):
-            converted = _user_message(message)
-            if converted is None:
-                continue
-            if compat.requires_assistant_after_tool_result and last_role == "toolResult":
-                out.append(dict(bridge))
-            out.append(converted)
-            last_role = "user"
-        else:
-            converted = _assistant_message(message, model, compat)
-            if converted is not None:
-                out.append(converted)
-                last_role = "assistant"
-    return out
-
-
-def add_openrouter_cache_control(messages: list[dict[str, Any]]) -> None:
-    """Anthropic models behind OpenRouter cache only up to an explicit breakpoint: mark the last text."""
-    for message in reversed(messages):
-        if message.get("role") not in ("user", "assistant"):
-            continue
-        content = message.get("content")
-        if isinstance(content, str) and content:
-            message["content"] = [{"type": "text", "text": content, "cache_control": {"type": "ephemeral"}}]
-            return
-        if isinstance(content, list):
-            for part in reversed(content):
-                if isinstance(part, dict) and part.get("type") == "text":
-                    part["cache_control"] = {"type": "ephemeral"}
-                    return
 
 
 # --- request body ---------------------------------------------------------------------------------
@@ -367,6 +160,8 @@ def build_request_body(
     elif compat.thinking_format == "qwen-chat-template" and model.reasoning:
         body["chat_template_kwargs"] = {"enable_thinking": bool(effort)}
     elif effort and model.reasoning and compat.supports_reasoning_effort:
+        if effort == "max" and effort not in compat.reasoning_effort_map:
+            effort = strongest_effort(model)  # no server takes "max" itself
         body["reasoning_effort"] = compat.reasoning_effort_map.get(effort, effort)
     if is_openrouter(model):
         routing = _routing(compat.open_router_routing.only, compat.open_router_routing.order)
@@ -600,11 +395,7 @@ async def _read_stream(response: httpx.Response, builder: OutputBuilder) -> None
         if isinstance(chunk, dict):
             reader.chunk(chunk)
     if not reader.finished:
-        raise ConnectionError(
-            f"Connection to {builder.model.provider} lost while streaming {builder.model.id}: the stream ended "
-            "before the reply was complete (no finish_reason and no [DONE]). The reply is incomplete; "
-            "send the request again."
-        )
+        raise stream_cut_short(builder.model.provider, builder.model.id, "a finish_reason or [DONE]")
     builder.end_block()
     reader.finish()
     output = builder.output
@@ -640,10 +431,7 @@ def stream_openai_completions(model: Model, context: Context, options: StreamOpt
             builder.start()
             await _read_stream(response, builder)
         except httpx.HTTPError as exc:
-            raise ConnectionError(
-                f"Connection to {model.provider} lost while streaming {model.id}: "
-                f"{exc or type(exc).__name__}. The reply is incomplete; send the request again."
-            ) from exc
+            raise connection_lost(model.provider, model.id, exc) from exc
         finally:
             await response.aclose()
 
@@ -653,8 +441,14 @@ def stream_openai_completions(model: Model, context: Context, options: StreamOpt
 def stream_simple_openai_completions(
     model: Model, context: Context, options: StreamOptions
 ) -> AssistantMessageEventStream:
-    """Map the portable reasoning level (xhigh only where the model has it) and a default output budget."""
-    level = options.reasoning if supports_xhigh(model) else clamp_reasoning(options.reasoning)
+    """Map the portable reasoning level and set a default output budget.
+
+    xhigh and max become the model's strongest effort (xhigh where it has one, else high), unless the
+    model's ``reasoningEffortMap`` names the level itself.
+    """
+    requested = reasoning_level(options.reasoning)
+    explicit = requested is not None and requested in get_compat(model).reasoning_effort_map
+    level = requested if explicit else effort_level(model, requested)
     extra = {key: value for key, value in options.extra.items() if key != "reasoning_effort"}
     if level is not None:
         extra["reasoning_effort"] = level
@@ -667,7 +461,6 @@ PROVIDER = ApiProvider(api=API, stream=stream_openai_completions, stream_simple=
 __all__ = [
     "API",
     "BRIDGE_TEXT",
-    "MISSING_KEY_MESSAGE",
     "PROVIDER",
     "REASONING_FIELDS",
     "CompletionsHTTPError",
@@ -681,7 +474,6 @@ __all__ = [
     "mistral_tool_call_id",
     "normalize_tool_call_id",
     "parse_usage",
-    "resolve_api_key",
     "stream_openai_completions",
     "stream_simple_openai_completions",
 ]

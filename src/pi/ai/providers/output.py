@@ -31,19 +31,11 @@ from pi.ai.events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from pi.ai.json_parse import parse_streaming_json
+from pi.ai.json_parse import parse_partial_json, parse_streaming_json
 from pi.ai.options import StreamOptions
 from pi.ai.types import AssistantMessage, Model, TextContent, ThinkingContent, ToolCall
 
 ABORTED_MESSAGE = "Request was aborted"
-
-REPARSE_EVERY_FRAGMENT_BELOW = 8192
-"""Tool-call JSON shorter than this (characters) is re-parsed after every fragment.
-
-Longer text (a whole file handed to a write tool) is re-parsed once it has grown by a sixteenth
-since the last parse: re-parsing all of it after each of its thousands of fragments is quadratic
-and blocked the event loop for tens of seconds. The final arguments are always parsed in full.
-"""
 
 
 class OutputBuilder:
@@ -56,7 +48,6 @@ class OutputBuilder:
         self.started = False
         self._open: TextContent | ThinkingContent | ToolCall | None = None
         self._tool_json = ""
-        self._parsed_length = 0
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -144,24 +135,23 @@ class OutputBuilder:
         self.output.content.append(block)
         self._open = block
         self._tool_json = ""
-        self._parsed_length = 0
         self.stream.push(ToolCallStartEvent(content_index=self.index, partial=self.output))
         return block
 
     def tool_call_delta(self, fragment: str) -> None:
-        """Append raw argument JSON; `arguments` is re-parsed leniently as it grows.
+        """Append raw argument JSON; `arguments` is re-read after every fragment, so it grows as text arrives.
 
-        See REPARSE_EVERY_FRAGMENT_BELOW for how often.
+        A prefix that does not read as an object (the model wrote something that is not JSON) leaves
+        the last readable arguments in place; the final text is parsed in full when the block ends.
         """
         block = self._open
         if not isinstance(block, ToolCall):
             raise ValueError("tool-call arguments arrived with no tool call open")
         self._tool_json += fragment
-        length = len(self._tool_json)
-        due = length < REPARSE_EVERY_FRAGMENT_BELOW or length - self._parsed_length >= self._parsed_length // 16
-        if due and fragment and self._tool_json.strip():
-            block.arguments = parse_streaming_json(self._tool_json)
-            self._parsed_length = length
+        if fragment:
+            parsed = parse_partial_json(self._tool_json)
+            if parsed is not None:
+                block.arguments = parsed
         self.stream.push(ToolCallDeltaEvent(content_index=self.index, delta=fragment, partial=self.output))
 
     def replace_tool_arguments(self, raw_json: str) -> None:
@@ -246,4 +236,4 @@ def _fail(builder: OutputBuilder, reason: Literal["error", "aborted"], message: 
     builder.stream.push(ErrorEvent(reason=reason, error=output))
 
 
-__all__ = ["ABORTED_MESSAGE", "REPARSE_EVERY_FRAGMENT_BELOW", "OutputBuilder", "run_provider"]
+__all__ = ["ABORTED_MESSAGE", "OutputBuilder", "run_provider"]
