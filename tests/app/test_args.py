@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi.app.args import ArgsError, parse_args
+from pi.app.args import ArgsError, parse_args, unknown_option_errors, unknown_option_hint
 
 
 def test_messages_files_and_flags_in_any_order() -> None:
@@ -16,7 +16,7 @@ def test_messages_files_and_flags_in_any_order() -> None:
 
 
 def test_flag_equals_value_form() -> None:
-    args = parse_args(["--model=openai/gpt-5", "--thinking=high", "--tools=read,bash"])
+    args = parse_args(["--provider=openai", "--model=openai/gpt-5", "--thinking=high", "--tools=read,bash"])
     assert args.model == "openai/gpt-5"
     assert args.thinking == "high"
     assert args.tools == ["read", "bash"]
@@ -29,30 +29,114 @@ def test_short_aliases() -> None:
     assert args.version
 
 
-def test_unknown_flag_is_an_error_with_a_suggestion() -> None:
-    with pytest.raises(ArgsError, match=r"Unknown option: --modle\. Did you mean --mode\?"):
-        parse_args(["--modle", "x"])
+def _errors(argv: list[str]) -> list[str]:
+    with pytest.raises(ArgsError) as caught:
+        parse_args(argv)
+    return caught.value.errors
 
 
-def test_invalid_mode_names_valid_values() -> None:
-    with pytest.raises(ArgsError, match=r'Invalid mode "yaml"\. Valid values: text, json, rpc'):
-        parse_args(["--mode", "yaml"])
+def test_unknown_long_option_is_an_error_and_consumes_its_value() -> None:
+    with pytest.raises(ArgsError) as caught:
+        parse_args(["-p", "--foo", "hi"])
+    assert str(caught.value) == "Error: Unknown option: --foo"
+    assert caught.value.parsed is not None
+    assert caught.value.parsed.unknown_options == {"--foo": "hi"}
+    assert caught.value.parsed.messages == []
 
 
-def test_invalid_thinking_names_valid_values() -> None:
-    with pytest.raises(ArgsError, match=r"Valid values: off, minimal, low, medium, high, xhigh"):
-        parse_args(["--thinking=extreme"])
+def test_several_unknown_options_give_one_plural_error() -> None:
+    assert _errors(["--a", "--b=1", "-x", "msg"]) == ["Unknown options: --a, --b, -x"]
+
+
+def test_unknown_options_can_be_left_for_extensions() -> None:
+    args = parse_args(["--plan", "--depth", "3", "@f.txt"], allow_unknown=True)
+    assert args.unknown_options == {"--plan": True, "--depth": "3"}
+    assert args.file_args == ["f.txt"]
+    assert unknown_option_errors(args, ["--plan"]) == ["Unknown option: --depth"]
+
+
+def test_unknown_option_hint_suggests_a_close_name() -> None:
+    args = parse_args(["--modle", "x"], allow_unknown=True)
+    assert unknown_option_hint(args) == "Did you mean --mode? Run 'pi --help' to see every option."
+    assert unknown_option_hint(parse_args(["--a"], allow_unknown=True)) is None  # too short to guess from
+
+
+def test_mode_errors() -> None:
+    assert _errors(["--mode"]) == ["--mode requires text, json, or rpc"]
+    assert _errors(["--mode", "yaml"]) == ['Invalid mode "yaml". Valid values: text, json, rpc']
+
+
+def test_invalid_thinking_is_a_warning_and_the_run_goes_on() -> None:
+    args = parse_args(["--thinking=extreme", "hi"])
+    assert args.thinking is None
+    assert args.warnings == [
+        'Warning: Invalid thinking level "extreme". Valid values: off, minimal, low, medium, high, xhigh, max'
+    ]
+    assert parse_args(["--thinking", "max"]).thinking == "max"
 
 
 def test_value_flag_without_value_is_an_error() -> None:
-    with pytest.raises(ArgsError, match="--model needs a value"):
-        parse_args(["--model"])
+    assert _errors(["--model"]) == ["--model requires a value"]
 
 
-def test_unknown_tool_warns_and_is_dropped() -> None:
-    args = parse_args(["--tools", "read,nope"])
-    assert args.tools == ["read"]
-    assert args.warnings == ['Warning: Unknown tool "nope". Valid tools: read, bash, edit, write, grep, find, ls']
+def test_unknown_tool_names_are_kept_for_later_and_not_warned_about() -> None:
+    args = parse_args(["--tools", "read,nope,mcp__x__*"])
+    assert args.tools == ["read", "nope", "mcp__x__*"]
+    assert args.warnings == []
+    assert parse_args(["--tools", ""]).tools == []
+
+
+def test_tools_modifier_errors() -> None:
+    assert _errors(["-t", "read,+grep"]) == ["--tools: tool names cannot be mixed with +name or -name entries"]
+    assert _errors(["-t", "+gr*"]) == ["--tools: +name and -name entries take exact tool names, not patterns: +gr*"]
+    assert parse_args(["-t", "+grep,-write"]).tools == ["+grep", "-write"]
+
+
+def test_new_flags_and_short_forms() -> None:
+    args = parse_args(
+        [
+            *("--session-id", "abc-123", "-n", "my run", "-nc", "-xt", "bash", "-nt", "-nbt", "-a"),
+            *("--tui-mode", "regular", "--use-theme", "dark", "--no-mcp", "--offline"),
+        ]
+    )
+    assert (args.session_id, args.name, args.no_context_files) == ("abc-123", "my run", True)
+    assert (args.exclude_tools, args.no_tools, args.no_builtin_tools, args.approve) == (["bash"], True, True, True)
+    assert (args.tui_mode, args.use_theme, args.no_mcp, args.offline) == ("regular", "dark", True, True)
+    assert parse_args(["-na"]).approve is False
+    assert parse_args(["--no-approve"]).approve is False
+    assert parse_args([]).approve is None
+
+
+def test_new_flag_errors() -> None:
+    assert _errors(["--name"]) == ["--name requires a value"]
+    assert _errors(["--name", "  "]) == ["--name requires a non-empty value"]
+    assert _errors(["--tui-mode"]) == ["--tui-mode requires regular or fullscreen"]
+    assert _errors(["--tui-mode", "big"]) == ['Invalid TUI mode "big". Valid values: regular, fullscreen']
+    assert _errors(["--use-theme"]) == ["--use-theme requires a theme name"]
+    assert _errors(["--provider", "openai"]) == [
+        "--provider requires --model (for example: --provider openai --model <pattern>)"
+    ]
+    assert _errors(["--fork", "x", "-c", "--no-session"]) == ["--fork cannot be combined with --continue, --no-session"]
+    assert _errors(["--session-id", "a", "--session", "b"]) == ["--session-id cannot be combined with --session"]
+    assert _errors(["--session-id", "../etc"])[0].startswith('Invalid session id "../etc"')
+
+
+def test_all_errors_are_reported_together() -> None:
+    assert _errors(["--mode", "x", "--bogus"]) == [
+        'Invalid mode "x". Valid values: text, json, rpc',
+        "Unknown option: --bogus",
+    ]
+
+
+def test_print_takes_the_next_word_as_the_prompt() -> None:
+    assert parse_args(["-p", "---\ntitle: x\n---"]).messages == ["---\ntitle: x\n---"]
+    args = parse_args(["-p", "@a.txt", "go"])
+    assert (args.file_args, args.messages) == (["a.txt"], ["go"])
+    assert parse_args(["-p", "--model", "m", "hi"]).messages == ["hi"]
+
+
+def test_append_system_prompt_repeats() -> None:
+    assert parse_args(["--append-system-prompt", "a", "--append-system-prompt=b"]).append_system_prompt == ["a", "b"]
 
 
 def test_list_models_takes_an_optional_search_term() -> None:
@@ -61,8 +145,10 @@ def test_list_models_takes_an_optional_search_term() -> None:
     assert args.list_models and args.list_models_search is None and args.verbose
 
 
-def test_double_dash_ends_options() -> None:
-    assert parse_args(["--", "--not-a-flag", "@x"]).messages == ["--not-a-flag", "@x"]
+def test_double_dash_ends_options_but_keeps_file_arguments() -> None:
+    args = parse_args(["-p", "--", "- item", "--not-a-flag", "@x"])
+    assert args.messages == ["- item", "--not-a-flag"]
+    assert args.file_args == ["x"]
 
 
 def test_repeatable_and_csv_flags_accumulate() -> None:

@@ -6,7 +6,11 @@ import base64
 import json
 import struct
 import zlib
+from pathlib import Path
 
+import pytest
+
+from pi.app.file_args import FileArgError, process_file_args
 from tests.support.cli_env import MODEL, Env
 from tests.support.openai_chunks import text_reply
 
@@ -58,3 +62,23 @@ def test_image_for_a_text_only_model_is_replaced_by_a_note(env: Env) -> None:
     user = json.dumps(next(m for m in env.server.requests[0].json()["messages"] if m["role"] == "user"))
     assert "image_url" not in user
     assert "(image omitted: model does not support images)" in user
+
+
+def test_text_files_lose_their_byte_order_mark(tmp_path: Path) -> None:
+    (tmp_path / "note.txt").write_bytes("\ufeffhello\n".encode())
+    files = process_file_args(["note.txt"], tmp_path)
+    assert files.text == f'<file name="{tmp_path / "note.txt"}">\nhello\n\n</file>\n'
+
+
+def test_unreadable_file_is_an_error_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(FileArgError) as caught:
+        process_file_args(["/proc/self/mem"], tmp_path)  # exists, but reading it from offset 0 fails
+    assert str(caught.value).startswith("Error: Could not read file /proc/self/mem: ")
+
+
+def test_names_resolve_like_the_read_tool(tmp_path: Path) -> None:
+    (tmp_path / "Screenshot 2026-01-02 at 10.00.00\u202fAM.txt").write_text("shot")
+    files = process_file_args(["Screenshot 2026-01-02 at 10.00.00 AM.txt"], tmp_path)
+    assert "\nshot\n" in files.text
+    absolute = process_file_args([str(tmp_path / "Screenshot 2026-01-02 at 10.00.00\u202fAM.txt")], tmp_path)
+    assert absolute.text == files.text

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import datetime as dt
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import pytest
 
 from pi.app.context_files import load_context_files
 from pi.app.prompt_templates import expand_prompt_template, load_prompt_templates, split_args, substitute_args
+from pi.app.resources import ResourceOptions, load_resources
 from pi.app.skills import expand_skill_command, format_skills_for_prompt, load_skills, skill_roots
-from pi.app.system_prompt import SystemPromptInputs, build_system_prompt, read_text_or_file
-
-
-@dataclass
-class FakeTool:
-    name: str
-    prompt_snippet: str | None = None
-    prompt_guidelines: list[str] = field(default_factory=list)
 
 
 def test_context_files_global_first_then_root_to_cwd(tmp_path: Path) -> None:
@@ -89,59 +82,146 @@ def test_skill_roots_walk_up_to_git_root(tmp_path: Path) -> None:
     assert tmp_path / ".agents" / "skills" not in roots
 
 
-DEFAULT_TOOLS = [
-    FakeTool("read", "Read file contents", ["Use read to examine files instead of cat or sed."]),
-    FakeTool("bash", "Execute bash commands (ls, grep, find, etc.)"),
-    FakeTool("edit", "Make precise file edits", ["Use edit for precise changes"]),
-    FakeTool("write", "Create or overwrite files", ["Use write only for new files or complete rewrites."]),
-]
+def test_override_replaces_agents_md_in_its_directory_only(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    repo = tmp_path / "repo"
+    cwd = repo / "pkg"
+    cwd.mkdir(parents=True)
+    (repo / "AGENTS.md").write_text("repo agents")
+    (cwd / "AGENTS.md").write_text("pkg agents")
+    (cwd / "AGENTS.override.md").write_text("\ufeffpkg override")
+    (repo / "sub").mkdir()
+    files = load_context_files(cwd, agent)
+    assert [f.content for f in files] == ["repo agents", "pkg override"]
 
 
-def test_system_prompt_default_tools(tmp_path: Path) -> None:
-    prompt = build_system_prompt(SystemPromptInputs(cwd=tmp_path, tools=DEFAULT_TOOLS, today=dt.date(2026, 1, 2)))
-    assert "Available tools:\n- read: Read file contents\n- bash: Execute bash commands" in prompt
-    guidelines = prompt.split("Guidelines:\n")[1].split("\n\n")[0].splitlines()
-    assert guidelines == [
-        "- Use bash for file operations like ls, rg, find",
-        "- Use read to examine files instead of cat or sed.",
-        "- Use edit for precise changes",
-        "- Use write only for new files or complete rewrites.",
-        "- Be concise in your responses",
-        "- Show file paths clearly when working with files",
+def test_uppercase_names_and_directories_named_like_context_files(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").mkdir()  # a directory is skipped, the next name is used
+    (tmp_path / "CLAUDE.MD").write_text("claude upper")
+    assert [f.content for f in load_context_files(tmp_path, tmp_path / "agent")] == ["claude upper"]
+
+
+def test_nested_linked_worktree_does_not_load_the_main_checkouts_copy(tmp_path: Path) -> None:
+    main = tmp_path / "main"
+    (main / ".git" / "worktrees" / "feature").mkdir(parents=True)
+    (main / "AGENTS.md").write_text("main branch copy")
+    worktree = main / ".worktrees" / "feature"
+    worktree.mkdir(parents=True)
+    (worktree / ".git").write_text(f"gitdir: {main / '.git' / 'worktrees' / 'feature'}\n")
+    (worktree / "AGENTS.md").write_text("feature branch copy")
+    assert [f.content for f in load_context_files(worktree, tmp_path / "agent")] == ["feature branch copy"]
+    (worktree / "AGENTS.md").unlink()
+    assert [f.content for f in load_context_files(worktree, tmp_path / "agent")] == ["main branch copy"]
+
+
+def test_template_placeholders_with_defaults() -> None:
+    content = "${1:-one}|${2:-two}|${@:-none}|${ARGUMENTS:-none}|$3"
+    assert substitute_args(content, ["a", "", "c"]) == "a|two|a  c|a  c|c"
+    assert substitute_args(content, []) == "one|two|none|none|"
+
+
+@pytest.mark.parametrize(
+    ("text", "args"),
+    [
+        ('a "" c', ["a", "", "c"]),
+        ("don't stop", ["don't", "stop"]),
+        ("'it\\'s'", ["it's"]),
+        ('"say \\"hi\\"" x', ['say "hi"', "x"]),
+        ('"a\\b"', ["a\\b"]),
+        ('one "unclosed two', ["one", '"unclosed', "two"]),
+        ("line1\nline2\tthree", ["line1", "line2", "three"]),
+        ('mid"dle quote"', ['mid"dle', 'quote"']),
+    ],
+)
+def test_template_argument_splitting(text: str, args: list[str]) -> None:
+    assert split_args(text) == args
+
+
+def test_template_argument_positions_are_kept_for_empty_arguments(tmp_path: Path) -> None:
+    (tmp_path / "t.md").write_text("1=[$1] 2=[$2] 3=[$3]")
+    templates = load_prompt_templates([(tmp_path, "user")])
+    assert expand_prompt_template('/t a "" c', templates) == "1=[a] 2=[] 3=[c]"
+    assert expand_prompt_template("/t don't", templates) == "1=[don't] 2=[] 3=[]"
+
+
+def test_skill_loading_rules(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    root.mkdir()
+    (root / "README.md").write_text("# About these skills\n")  # no description: silently not a skill
+    (root / "quick.md").write_text("---\ndescription: A root-level skill\n---\nbody\n")
+    other = _skill(root, "group", None)  # a grouping directory without description...
+    other.unlink()
+    _skill(root / "group", "inner", "Nested skill")  # ...holding a skill
+    named = root / "dir-name" / "SKILL.md"
+    named.parent.mkdir()
+    named.write_text("---\nname: other-name\ndescription: Name differs from its directory\n---\n")
+    stop = _skill(root, "outer", "Outer skill")
+    _skill(stop.parent, "hidden-below", "Never found: outer is a skill, so its directory is not searched")
+    _skill(root / ".hidden", "dot", "In a dot directory")
+    _skill(root / "node_modules", "nm", "In node_modules")
+    _skill(root / "ignored", "ig", "Ignored by .gitignore")
+    (root / ".gitignore").write_text("ignored/\n")
+    result = load_skills([(root, "user")])
+    assert sorted(s.name for s in result.skills) == ["inner", "other-name", "outer", "quick"]
+    assert result.warnings == []
+
+
+def test_skill_conflicts_are_reported_apart_from_warnings(tmp_path: Path) -> None:
+    _skill(tmp_path / "a", "same", "First")
+    _skill(tmp_path / "b", "same", "Second")
+    result = load_skills([(tmp_path / "a", "user"), (tmp_path / "b", "project")])
+    assert [s.description for s in result.skills] == ["First"]
+    assert result.warnings == []
+    assert len(result.conflicts) == 1 and "already loaded from" in result.conflicts[0]
+
+
+def test_untrusted_project_resources_are_not_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    agent = tmp_path / "agent"
+    cwd = tmp_path / "proj"
+    (cwd / ".pi" / "prompts").mkdir(parents=True)
+    (cwd / ".pi" / "prompts" / "deploy.md").write_text("deploy it")
+    (cwd / ".pi" / "SYSTEM.md").write_text("project system prompt")
+    (cwd / ".pi" / "APPEND_SYSTEM.md").write_text("project addendum")
+    (cwd / "AGENTS.md").write_text("context files always load")
+    _skill(cwd / ".agents" / "skills", "proj-skill", "Project skill")
+    trusted = load_resources(cwd, agent, ResourceOptions(project_trusted=True))
+    assert [t.name for t in trusted.templates] == ["deploy"]
+    assert [s.name for s in trusted.skills] == ["proj-skill"]
+    assert (trusted.custom_system_prompt, trusted.append_system_prompt) == ("project system prompt", "project addendum")
+    untrusted = load_resources(cwd, agent, ResourceOptions(project_trusted=False))
+    assert untrusted.templates == [] and untrusted.skills == []
+    assert untrusted.custom_system_prompt is None and untrusted.append_system_prompt is None
+    assert [f.content for f in untrusted.context_files] == ["context files always load"]
+
+
+def test_append_system_prompt_values_are_joined(tmp_path: Path) -> None:
+    (tmp_path / "extra.md").write_text("from a file")
+    options = ResourceOptions(append_system_prompt=["first", "extra.md"], no_context_files=True)
+    assert load_resources(tmp_path, tmp_path / "agent", options).append_system_prompt == "first\n\nfrom a file"
+
+
+def test_problems_are_grouped_under_their_labels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    agent = tmp_path / "agent"
+    _skill(agent / "skills", "no-desc", None)
+    _skill(agent / "skills", "dup", "First")
+    _skill(tmp_path / "more", "dup", "Second")
+    (agent / "prompts").mkdir(parents=True)
+    (agent / "prompts" / "bad.md").write_text("---\nx: [\n---\n")
+    (tmp_path / "unreadable.md").write_bytes(b"\xff\xfe")
+    options = ResourceOptions(extra_skill_paths=["more"], system_prompt="unreadable.md", no_context_files=True)
+    groups = dict(load_resources(tmp_path, agent, options).diagnostic_groups())
+    assert list(groups) == [
+        "[Skill warnings]",
+        "[Skill conflicts]",
+        "[Prompt template warnings]",
+        "[Resource warnings]",
     ]
-    assert prompt.endswith(f"Current date: 2026-01-02\n\nCurrent working directory: {tmp_path}")
-
-
-def test_system_prompt_read_only_set_has_no_bash_rule(tmp_path: Path) -> None:
-    tools = [FakeTool("read", "Read file contents"), FakeTool("grep", "Search"), FakeTool("ls", "List")]
-    prompt = build_system_prompt(SystemPromptInputs(cwd=tmp_path, tools=tools))
-    assert "Use bash for file operations" not in prompt
-    assert "- grep: Search" in prompt
-
-
-def test_system_prompt_no_tools_and_custom_prompt_with_context_and_skills(tmp_path: Path) -> None:
-    assert "Available tools:\n(none)" in build_system_prompt(SystemPromptInputs(cwd=tmp_path))
-    skills = load_skills([(_skill(tmp_path / "s", "lint", "Run linters").parent.parent, "user")]).skills
-    from pi.app.context_files import ContextFile
-
-    prompt = build_system_prompt(
-        SystemPromptInputs(
-            cwd=tmp_path,
-            tools=[FakeTool("read", "Read")],
-            custom_prompt="You are a reviewer.",
-            append="Always answer in French.",
-            context_files=[ContextFile(tmp_path / "AGENTS.md", "Use tabs.")],
-            skills=skills,
-        )
+    assert "no description" in groups["[Skill warnings]"][0]
+    assert 'Skill "dup"' in groups["[Skill conflicts]"][0]
+    assert groups["[Prompt template warnings]"][0].startswith(
+        f"Skipping prompt template {agent / 'prompts' / 'bad.md'}"
     )
-    assert prompt.startswith("You are a reviewer.\n\nAlways answer in French.\n\n<project_context>")
-    assert f'<project_instructions path="{tmp_path / "AGENTS.md"}">\nUse tabs.\n</project_instructions>' in prompt
-    assert "<name>lint</name>" in prompt
-    without_read = build_system_prompt(SystemPromptInputs(cwd=tmp_path, tools=[FakeTool("bash")], skills=skills))
-    assert "<available_skills>" not in without_read
-
-
-def test_text_or_file(tmp_path: Path) -> None:
-    (tmp_path / "p.md").write_text("from file")
-    assert read_text_or_file("p.md", tmp_path) == "from file"
-    assert read_text_or_file("just text", tmp_path) == "just text"
+    assert groups["[Resource warnings]"][0].startswith("Could not read system prompt file")

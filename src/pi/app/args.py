@@ -1,22 +1,36 @@
 """Parse pi's command line.
 
-pi's flags, short aliases and argument rules (``@file`` arguments, several messages sent in turn),
-with two deliberate differences that a scripting user expects: ``--flag=value`` works as well as
-``--flag value``, and an unknown flag or an invalid ``--mode`` / ``--thinking`` value is an error
-that lists the valid choices instead of being silently ignored.
+pi's flags, short aliases and argument rules: ``@file`` arguments, several messages sent in turn,
+``--`` ending the options, ``-p`` taking the next word as the prompt. ``--flag=value`` works as
+well as ``--flag value``. Problems are collected rather than raised one at a time, so the user
+sees all of them at once: errors (``Args.errors``, printed as ``Error: ...``, exit 1 before any
+session starts) and warnings (``Args.warnings``, printed as they are, the run goes on).
+
+An unknown option is captured with its value (a following word that starts with neither ``-``
+nor ``@``), because an extension may define it; `unknown_option_errors` turns whatever no
+extension claimed into the error.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 MODES = ("text", "json", "rpc")
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+TUI_MODES = ("regular", "fullscreen")
 BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 class ArgsError(ValueError):
-    """A command-line mistake; the message says what is accepted."""
+    """Command-line mistakes; `errors` holds each message (without the ``Error:`` prefix)."""
+
+    def __init__(self, errors: list[str], parsed: Args | None = None) -> None:
+        super().__init__("\n".join(f"Error: {message}" for message in errors))
+        self.errors = errors
+        self.parsed = parsed
+        """What was parsed despite the errors (for hints such as a close option name)."""
 
 
 @dataclass(eq=False)
@@ -24,7 +38,7 @@ class Args:
     """The parsed command line.
 
     No generated ``__eq__`` (nothing compares two parses), and this docstring is written out: for a
-    class of forty fields, dataclasses would otherwise build both at every start.
+    class of fifty fields, dataclasses would otherwise build both at every start.
     """
 
     help: bool = False
@@ -34,9 +48,11 @@ class Args:
     continue_session: bool = False
     resume: bool = False
     session: str | None = None
+    session_id: str | None = None
     session_dir: str | None = None
     no_session: bool = False
     fork: str | None = None
+    name: str | None = None
     provider: str | None = None
     model: str | None = None
     api_key: str | None = None
@@ -45,28 +61,38 @@ class Args:
     list_models: bool = False
     list_models_search: str | None = None
     tools: list[str] | None = None
+    """The raw ``--tools`` entries: names, ``*`` patterns, or only ``+name`` / ``-name`` modifiers."""
     exclude_tools: list[str] = field(default_factory=list)
     no_tools: bool = False
     no_builtin_tools: bool = False
     extensions: list[str] = field(default_factory=list)
     no_extensions: bool = False
+    no_mcp: bool = False
     skills: list[str] = field(default_factory=list)
     no_skills: bool = False
     prompt_templates: list[str] = field(default_factory=list)
     no_prompt_templates: bool = False
+    no_context_files: bool = False
     themes: list[str] = field(default_factory=list)
     no_themes: bool = False
+    use_theme: str | None = None
+    tui_mode: str | None = None
     system_prompt: str | None = None
-    append_system_prompt: str | None = None
+    append_system_prompt: list[str] = field(default_factory=list)
+    approve: bool | None = None
+    """``--approve`` (True) / ``--no-approve`` (False): trust or distrust the project for this run."""
     export: str | None = None
     verbose: bool = False
     offline: bool = False
     file_args: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
+    unknown_options: dict[str, str | bool] = field(default_factory=dict)
+    """Options no built-in flag matched, with their values; an extension may claim them."""
+    errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
-# flag -> (attribute, kind). Kinds: bool, str, list (repeatable), csv (comma list)
+# flag -> (attribute, kind). Kinds: bool, str, list (repeatable), csv (comma list), true/false (fixed value)
 _FLAGS: dict[str, tuple[str, str]] = {
     "--help": ("help", "bool"),
     "--version": ("version", "bool"),
@@ -75,9 +101,11 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "--continue": ("continue_session", "bool"),
     "--resume": ("resume", "bool"),
     "--session": ("session", "str"),
+    "--session-id": ("session_id", "str"),
     "--session-dir": ("session_dir", "str"),
     "--no-session": ("no_session", "bool"),
     "--fork": ("fork", "str"),
+    "--name": ("name", "str"),
     "--provider": ("provider", "str"),
     "--model": ("model", "str"),
     "--api-key": ("api_key", "str"),
@@ -90,14 +118,20 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "--no-builtin-tools": ("no_builtin_tools", "bool"),
     "--extension": ("extensions", "list"),
     "--no-extensions": ("no_extensions", "bool"),
+    "--no-mcp": ("no_mcp", "bool"),
     "--skill": ("skills", "list"),
     "--no-skills": ("no_skills", "bool"),
     "--prompt-template": ("prompt_templates", "list"),
     "--no-prompt-templates": ("no_prompt_templates", "bool"),
+    "--no-context-files": ("no_context_files", "bool"),
     "--theme": ("themes", "list"),
     "--no-themes": ("no_themes", "bool"),
+    "--use-theme": ("use_theme", "str"),
+    "--tui-mode": ("tui_mode", "str"),
     "--system-prompt": ("system_prompt", "str"),
-    "--append-system-prompt": ("append_system_prompt", "str"),
+    "--append-system-prompt": ("append_system_prompt", "list"),
+    "--approve": ("approve", "true"),
+    "--no-approve": ("approve", "false"),
     "--export": ("export", "str"),
     "--verbose": ("verbose", "bool"),
     "--offline": ("offline", "bool"),
@@ -109,83 +143,220 @@ _ALIASES = {
     "-p": "--print",
     "-c": "--continue",
     "-r": "--resume",
+    "-n": "--name",
     "-e": "--extension",
+    "-t": "--tools",
+    "-xt": "--exclude-tools",
+    "-nt": "--no-tools",
+    "-nbt": "--no-builtin-tools",
     "-ne": "--no-extensions",
     "-ns": "--no-skills",
     "-np": "--no-prompt-templates",
+    "-nc": "--no-context-files",
+    "-a": "--approve",
+    "-na": "--no-approve",
+}
+
+# What a flag without its value says (the default is "<flag> requires a value").
+_MISSING_VALUE = {
+    "--mode": "--mode requires text, json, or rpc",
+    "--tui-mode": "--tui-mode requires regular or fullscreen",
+    "--use-theme": "--use-theme requires a theme name",
 }
 
 
-def _closest(flag: str) -> str:
+def _is_value(word: str) -> bool:
+    """Whether an unknown option or ``-p`` may take `word` as its value (front matter ``---`` may)."""
+    return word.startswith("---") or not word.startswith(("-", "@"))
+
+
+def _closest(flag: str) -> str | None:
     import difflib
 
-    match = difflib.get_close_matches(flag, list(_FLAGS), n=1)
-    return f" Did you mean {match[0]}?" if match else ""
+    match = difflib.get_close_matches(flag, list(_FLAGS), n=1, cutoff=0.75)
+    return match[0] if match else None
 
 
-def parse_args(argv: list[str]) -> Args:
-    args = Args()
-    i = 0
-    while i < len(argv):
-        raw = argv[i]
-        i += 1
-        if raw == "--":
-            args.messages.extend(argv[i:])
-            break
-        if raw.startswith("@") and len(raw) > 1:
-            args.file_args.append(raw[1:])
-            continue
-        if not raw.startswith("-") or raw == "-":
-            args.messages.append(raw)
-            continue
-        name, has_inline, inline = raw.partition("=") if raw.startswith("--") else (raw, "", "")
-        name = _ALIASES.get(name, name)
-        spec = _FLAGS.get(name)
-        if spec is None:
-            raise ArgsError(f"Unknown option: {raw}.{_closest(name)} Run 'pi --help' to see every option.")
-        attr, kind = spec
-        if kind == "bool":
-            if has_inline:
-                raise ArgsError(f"Option {name} takes no value (got {raw!r}).")
-            setattr(args, attr, True)
-            if name == "--list-models" and i < len(argv) and not argv[i].startswith(("-", "@")):
-                args.list_models_search = argv[i]
-                i += 1
-            continue
+@dataclass(slots=True)
+class _Cursor:
+    argv: list[str]
+    i: int = 0
+
+    def peek(self) -> str | None:
+        return self.argv[self.i] if self.i < len(self.argv) else None
+
+    def take(self) -> str:
+        self.i += 1
+        return self.argv[self.i - 1]
+
+
+def _positional(args: Args, word: str) -> None:
+    if word.startswith("@") and len(word) > 1:
+        args.file_args.append(word[1:])
+    else:
+        args.messages.append(word)
+
+
+def _unknown(args: Args, raw: str, cursor: _Cursor) -> None:
+    name, has_inline, inline = raw.partition("=")
+    if has_inline:
+        args.unknown_options[name] = inline
+    elif raw.startswith("--") and (nxt := cursor.peek()) is not None and _is_value(nxt):
+        args.unknown_options[name] = cursor.take()
+    else:
+        args.unknown_options[name] = True
+
+
+def _store(args: Args, name: str, value: str) -> None:
+    attr, kind = _FLAGS[name]
+    if kind == "str":
+        setattr(args, attr, value)
+    elif kind == "list":
+        getattr(args, attr).append(value)
+    else:
+        items = [item.strip() for item in value.split(",") if item.strip()]
+        current = getattr(args, attr)
+        setattr(args, attr, (current or []) + items)
+
+
+def _option(args: Args, raw: str, cursor: _Cursor) -> None:
+    name, has_inline, inline = raw.partition("=") if raw.startswith("--") else (raw, "", "")
+    name = _ALIASES.get(name, name)
+    if name not in _FLAGS:
+        _unknown(args, raw, cursor)
+        return
+    attr, kind = _FLAGS[name]
+    if kind in ("bool", "true", "false"):
         if has_inline:
-            value = inline
-        elif i < len(argv):
-            value = argv[i]
-            i += 1
+            args.errors.append(f"{name} takes no value (got {raw})")
+            return
+        setattr(args, attr, kind != "false")
+        nxt = cursor.peek()
+        if name == "--list-models" and nxt is not None and not nxt.startswith(("-", "@")):
+            args.list_models_search = cursor.take()
+        elif name == "--print" and nxt is not None and _is_value(nxt):
+            args.messages.append(cursor.take())
+        return
+    if has_inline:
+        value = inline
+    elif cursor.peek() is not None:
+        value = cursor.take()
+    else:
+        args.errors.append(_MISSING_VALUE.get(name, f"{name} requires a value"))
+        return
+    _store(args, name, value)
+
+
+def parse_args(argv: list[str], *, allow_unknown: bool = False) -> Args:
+    """Parse `argv`; raises ArgsError listing every error found.
+
+    With `allow_unknown`, unknown options are only recorded (`Args.unknown_options`) for the caller
+    to check once extensions have registered their flags (`unknown_option_errors`).
+    """
+    args = Args()
+    cursor = _Cursor(argv)
+    while (raw := cursor.peek()) is not None:
+        cursor.take()
+        if raw == "--":
+            while cursor.peek() is not None:
+                _positional(args, cursor.take())
+            break
+        if not raw.startswith("-") or raw == "-":
+            _positional(args, raw)
         else:
-            raise ArgsError(f"Option {name} needs a value.")
-        if kind == "str":
-            setattr(args, attr, value)
-        elif kind == "list":
-            getattr(args, attr).append(value)
-        else:
-            items = [item.strip() for item in value.split(",") if item.strip()]
-            current = getattr(args, attr)
-            setattr(args, attr, (current or []) + items)
+            _option(args, raw, cursor)
     _check(args)
+    if not allow_unknown:
+        args.errors.extend(unknown_option_errors(args, ()))
+    if args.errors:
+        raise ArgsError(args.errors, args)
     return args
+
+
+def unknown_option_errors(args: Args, registered: tuple[str, ...] | list[str]) -> list[str]:
+    """The error for every unknown option that no extension registered (one message for several)."""
+    unknown = [name for name in args.unknown_options if name not in registered]
+    if not unknown:
+        return []
+    return [f"Unknown option{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}"]
+
+
+def unknown_option_hint(args: Args) -> str | None:
+    """A suggestion for a mistyped option, e.g. "Did you mean --model?", when one is close."""
+    for name in args.unknown_options:
+        match = _closest(name) if name.startswith("--") else None
+        if match is not None:
+            return f"Did you mean {match}? Run 'pi --help' to see every option."
+    return None
+
+
+def _check_tools(args: Args) -> None:
+    from pi.app.tool_patterns import tools_flag_errors
+
+    if args.tools:
+        args.errors.extend(tools_flag_errors(args.tools))
+
+
+def _check_sessions(args: Args) -> None:
+    if args.fork is not None:
+        clashes = [
+            flag
+            for flag, used in (
+                ("--session", args.session is not None),
+                ("--continue", args.continue_session),
+                ("--resume", args.resume),
+                ("--no-session", args.no_session),
+            )
+            if used
+        ]
+        if clashes:
+            args.errors.append(f"--fork cannot be combined with {', '.join(clashes)}")
+    if args.session_id is not None:
+        clashes = [
+            flag
+            for flag, used in (
+                ("--session", args.session is not None),
+                ("--continue", args.continue_session),
+                ("--resume", args.resume),
+            )
+            if used
+        ]
+        if clashes:
+            args.errors.append(f"--session-id cannot be combined with {', '.join(clashes)}")
+        elif not _SESSION_ID.fullmatch(args.session_id):
+            args.errors.append(
+                f'Invalid session id "{args.session_id}": use letters, digits, ".", "_" and "-" (for example a UUID)'
+            )
+    if args.name is not None and not args.name.strip():
+        args.errors.append("--name requires a non-empty value")
 
 
 def _check(args: Args) -> None:
     if args.mode is not None and args.mode not in MODES:
-        raise ArgsError(f'Invalid mode "{args.mode}". Valid values: {", ".join(MODES)}')
+        args.errors.append(f'Invalid mode "{args.mode}". Valid values: {", ".join(MODES)}')
+    if args.tui_mode is not None and args.tui_mode not in TUI_MODES:
+        args.errors.append(f'Invalid TUI mode "{args.tui_mode}". Valid values: {", ".join(TUI_MODES)}')
+    if args.use_theme is not None and not args.use_theme.strip():
+        args.errors.append("--use-theme requires a theme name")
     if args.thinking is not None and args.thinking not in THINKING_LEVELS:
-        raise ArgsError(f'Invalid thinking level "{args.thinking}". Valid values: {", ".join(THINKING_LEVELS)}')
-    if args.export is not None and args.messages:
-        pass  # the first message is the output path; main() reads it
-    for attr in ("tools", "exclude_tools"):
-        names = getattr(args, attr)
-        if not names:
-            continue
-        valid = [n for n in names if n in BUILTIN_TOOLS]
-        for unknown in (n for n in names if n not in BUILTIN_TOOLS):
-            args.warnings.append(f'Warning: Unknown tool "{unknown}". Valid tools: {", ".join(BUILTIN_TOOLS)}')
-        setattr(args, attr, valid)
+        args.warnings.append(
+            f'Warning: Invalid thinking level "{args.thinking}". Valid values: {", ".join(THINKING_LEVELS)}'
+        )
+        args.thinking = None
+    if args.provider is not None and args.model is None:
+        args.errors.append(f"--provider requires --model (for example: --provider {args.provider} --model <pattern>)")
+    _check_tools(args)
+    _check_sessions(args)
 
 
-__all__ = ["BUILTIN_TOOLS", "MODES", "THINKING_LEVELS", "Args", "ArgsError", "parse_args"]
+__all__ = [
+    "BUILTIN_TOOLS",
+    "MODES",
+    "THINKING_LEVELS",
+    "TUI_MODES",
+    "Args",
+    "ArgsError",
+    "parse_args",
+    "unknown_option_errors",
+    "unknown_option_hint",
+]

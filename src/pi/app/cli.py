@@ -7,63 +7,82 @@ in `pi.app.main`, imported only when there is work to do.
 
 from __future__ import annotations
 
+import os
 import sys
 
+DELETED_CWD_ERROR = (
+    "Error: The current working directory no longer exists. Change to an existing directory and try again."
+)
+
 USAGE = """\
-pi - a coding agent with read, bash, edit and write tools
+pi - AI coding assistant with read, bash, edit, write tools
 
 Usage:
   pi [options] [@files...] [messages...]
 
 Modes:
-  -p, --print                  Answer the prompt(s), print the final reply and exit
+  -p, --print                  Answer the prompt(s), print the final reply and exit (also when stdout
+                               or stdin is redirected); the word after -p is the prompt
   --mode text|json|rpc         text (default), json (every event as a JSON line), rpc (commands on stdin)
+  --tui-mode regular|fullscreen  How the interactive UI draws (interactive mode)
 
 Model:
   --provider <name>            Provider of --model (anthropic, openai, google, openrouter, ... or models.json)
   --model <pattern>            Model id, provider/id or a fuzzy pattern; ":<level>" sets thinking (sonnet:high)
   --api-key <key>              Key for this run only (never saved)
-  --thinking <level>           off, minimal, low, medium, high, xhigh
+  --thinking <level>           off, minimal, low, medium, high, xhigh, max
   --models <patterns>          Comma-separated models to cycle through
   --list-models [search]       List the models that have an API key, and exit
 
 Sessions:
   -c, --continue               Continue the most recent session in this directory
-  -r, --resume                 Pick a session to resume (interactive UI; not in this version)
+  -r, --resume                 Pick a session to resume (interactive UI)
   --session <path|id>          Open a session file, or the session whose id starts with <id>
+  --session-id <id>            Open this project's session with exactly this id, or start one with it
   --session-dir <dir>          Keep sessions in <dir>
   --no-session                 Keep nothing on disk
   --fork <path|id>             Continue a copy of a session in a new file
+  -n, --name <name>            Name the session
   --export <in.jsonl> [out]    Write a session as a self-contained HTML file and exit
 
 Tools and resources:
-  --tools <list>               Enable exactly these tools (read,bash,edit,write,grep,find,ls)
-  --exclude-tools <list>       Disable these tools
-  --no-tools                   Start with no built-in tools (--tools adds some back)
-  --no-builtin-tools           Same as --no-tools for built-ins; extension tools stay
-  -e, --extension <path>       Load an extension (repeatable; not supported in this version yet)
+  -t, --tools <list>           Enable exactly these tools (names or * patterns: read,bash,edit,write,grep,
+                               find,ls), or change the defaults with +name/-name entries (-t +grep,-write)
+  -xt, --exclude-tools <list>  Disable these tools (names or * patterns)
+  -nt, --no-tools              Start with no tools (--tools adds some back)
+  -nbt, --no-builtin-tools     Start with no built-in tools; extension tools stay
+  -e, --extension <path>       Load an extension (repeatable; not loaded by this version yet)
   -ne, --no-extensions         Do not discover extensions
+  --no-mcp                     Do not start MCP servers (this version has no MCP client yet)
   --skill <path>               Load a skill file or directory (repeatable)
   -ns, --no-skills             Do not discover skills
   --prompt-template <path>     Load a prompt template file or directory (repeatable)
   -np, --no-prompt-templates   Do not discover prompt templates
+  -nc, --no-context-files      Do not load AGENTS.md / CLAUDE.md files
   --theme <path>, --no-themes  Theme files (interactive mode)
+  --use-theme <name>           Use this theme (interactive mode)
   --system-prompt <text|file>  Replace the default system prompt
-  --append-system-prompt <text|file>  Append to the system prompt
+  --append-system-prompt <text|file>  Append to the system prompt (repeatable)
+
+Project trust:
+  -a, --approve                Trust this project's .pi settings and resources for this run
+  -na, --no-approve            Do not trust them for this run
 
 Other:
   --verbose                    Print start-up details
   --offline                    Make no network requests at start-up
   -v, --version                Print the version and exit
   -h, --help                   Show this help and exit
+  --                           End of options: every later argument is a message (or an @file)
 
-Options also accept --flag=value. Text piped on stdin becomes the first message (print mode);
+Options also accept --flag=value. Text piped on stdin becomes the start of the first message;
 @path arguments inline text files and attach images.
 
 Environment:
   ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GROQ_API_KEY, CEREBRAS_API_KEY, XAI_API_KEY,
   OPENROUTER_API_KEY, ZAI_API_KEY, MISTRAL_API_KEY, DEEPSEEK_API_KEY   provider keys
   PI_CODING_AGENT_DIR          Config directory (default ~/.pi/agent)
+  PI_CODING_AGENT_SESSION_DIR  Session directory (--session-dir overrides it)
   PI_CACHE_RETENTION=long      Longer prompt caching where the provider offers it
   PI_OFFLINE=1                 Same as --offline
 """
@@ -83,62 +102,60 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(USAGE)
         return 0
 
-    # A run allocates mostly long-lived objects (modules, schemas, the transcript): collecting young
-    # objects less often, from before the first heavy import on, saves a few ms and changes nothing
-    # a user can see.
-    import gc
-
-    gc.set_threshold(20000, 50, 100)
-    from pi.app.args import ArgsError, parse_args
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        sys.stderr.write(f"{DELETED_CWD_ERROR}\n")
+        return 1
+    from pi.app.args import ArgsError, parse_args, unknown_option_hint
 
     try:
         args = parse_args(raw)
     except ArgsError as exc:
-        sys.stderr.write(f"pi: {exc}\n")
+        sys.stderr.write(f"{exc}\n")
+        hint = unknown_option_hint(exc.parsed) if exc.parsed is not None else None
+        if hint:
+            sys.stderr.write(f"{hint}\n")
         return 1
+    _mark_environment(offline=args.offline)
     from pi.app.main import run
 
     return run(args)
 
 
+def _mark_environment(*, offline: bool) -> None:
+    """Variables every command pi starts inherits: that it runs under pi, and whether pi is offline.
+
+    Set here, by the executable, and not by the library: a program embedding pi is not pi.
+    """
+    os.environ["PI_CODING_AGENT"] = "true"
+    os.environ["AI_AGENT"] = "pi"
+    if offline:
+        os.environ["PI_OFFLINE"] = "1"
+        os.environ["PI_SKIP_VERSION_CHECK"] = "1"
+
+
 def entry() -> None:
-    """The `pi` executable (console script and ``python -m pi``): run, then end the process at once."""
-    skip_pydantic_plugins()
-    _exit_now(main())
+    """The `pi` executable (console script and ``python -m pi``): run and exit with the run's code.
 
-
-def skip_pydantic_plugins() -> None:
-    """Tell pydantic, for this process only, that no pydantic plugins are installed.
-
-    Before it builds its first validator pydantic looks for plugins among the entry points of every
-    installed distribution. Importing `importlib.metadata` for that (it brings email, zipfile and csv
-    along) and reading the metadata cost about 8 ms of every start, and a plugin could only hook
-    into the validation of pi's own messages, which the `pi` executable has no use for. Giving the
-    loader module pydantic imports a stand-in that reports no plugins skips the search; programs
-    that use pi as a library never run this, so their plugins keep working.
+    The code goes through `sys.exit`, so the interpreter tears down normally: exit handlers run and
+    buffered output is flushed. A reader that leaves early (``pi --help | head -1``) is no error:
+    when it happens during the run, pi stops with 141 (128 + SIGPIPE, as a shell reports it).
     """
-    import types
+    code = 141
+    try:
+        code = main()
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    sys.exit(code)
 
-    name = "pydantic.plugin._loader"
-    if name in sys.modules:
-        return
-    stand_in = types.ModuleType(name, "pi: pydantic plugins are not loaded in the pi executable.")
-    stand_in.get_plugins = lambda *args, **kwargs: ()  # type: ignore[attr-defined]
-    sys.modules[name] = stand_in
 
-
-def _exit_now(code: int) -> None:
-    """End the process without tearing the interpreter down.
-
-    Unloading a few hundred modules and collecting every object costs about 40 ms, a tenth of a
-    typical `pi -p` run, and buys nothing: the session file is written with unbuffered appends,
-    settings and auth.json are written atomically and closed, and no exit handler of ours needs to
-    run. Only the standard streams hold buffered data, so they are flushed first.
-    """
-    import contextlib
-    import os
-
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe (`pi -p ... | head -1`) is fine
-            stream.flush()
-    os._exit(code)
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the flush at interpreter shutdown has nowhere to fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)

@@ -1,7 +1,9 @@
 """``@file`` arguments: text files are inlined into the first message, images attached to it.
 
 The format is pi's: ``<file name="/abs/path">`` ... ``</file>`` around each file's text, prefixed to
-the first message, so prompts written for the TypeScript pi behave the same.
+the first message, so prompts written for the TypeScript pi behave the same. Names are resolved as
+the read tool resolves them (``~``, ``file://`` URLs, the spellings macOS uses in screenshot names),
+and a text file's byte-order mark is dropped.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from pathlib import Path
 
 from pi.ai.types import ImageContent
 from pi.tools.images import IMAGE_SNIFF_BYTES, detect_image_mime_type, process_image
-from pi.tools.paths import expand_path, normalize_path_argument
+from pi.tools.paths import normalize_path_argument, resolve_read_path
 
 
 class FileArgError(ValueError):
@@ -28,10 +30,7 @@ def process_file_args(paths: list[str], cwd: Path, auto_resize_images: bool = Tr
     result = ProcessedFiles()
     parts: list[str] = []
     for raw in paths:
-        path = Path(expand_path(normalize_path_argument(raw)))
-        if not path.is_absolute():
-            path = cwd / path
-        path = Path(str(path.resolve()))
+        path = Path(resolve_read_path(normalize_path_argument(raw), str(cwd)))
         if not path.exists():
             raise FileArgError(f"Error: File not found: {path}")
         if path.is_dir():
@@ -39,7 +38,7 @@ def process_file_args(paths: list[str], cwd: Path, auto_resize_images: bool = Tr
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise FileArgError(f"Error: Cannot read file {path}: {exc.strerror or exc}") from exc
+            raise FileArgError(f"Error: Could not read file {path}: {exc.strerror or exc}") from exc
         if not data:
             continue
         mime = detect_image_mime_type(data[:IMAGE_SNIFF_BYTES])
@@ -47,12 +46,12 @@ def process_file_args(paths: list[str], cwd: Path, auto_resize_images: bool = Tr
             processed = process_image(data, mime, auto_resize=auto_resize_images)
             if processed.ok:
                 result.images.append(ImageContent(data=processed.data, mime_type=processed.mime_type))
-                note = " ".join(processed.hints)
+                note = "\n".join(processed.hints)
                 parts.append(f'<file name="{path}">{note}</file>\n')
             else:
                 parts.append(f'<file name="{path}">{processed.message}</file>\n')
             continue
-        text = data.decode("utf-8", errors="replace")
+        text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
         parts.append(f'<file name="{path}">\n{text}\n</file>\n')
     result.text = "".join(parts)
     return result

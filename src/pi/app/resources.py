@@ -3,24 +3,31 @@
 Context files, skills, prompt templates and the system prompt sources (``--system-prompt``, then
 ``.pi/SYSTEM.md``, then ``~/.pi/agent/SYSTEM.md``; likewise APPEND_SYSTEM.md). Loaded once at start-up
 and again on reload; problems are collected as warnings, never fatal.
+
+Project resources (``.pi/skills``, ``.agents/skills`` of the project, ``.pi/prompts``,
+``.pi/SYSTEM.md``, ``.pi/APPEND_SYSTEM.md``) can steer the model, so they load only when the
+project is trusted (`pi.app.trust`). Context files (AGENTS.md, CLAUDE.md) are plain instructions
+the user can read and always load unless turned off.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pi.app.context_files import ContextFile, load_context_files
 from pi.app.paths import project_dir
 from pi.app.prompt_templates import PromptTemplate, load_prompt_templates
-from pi.app.skills import Skill, load_skills, skill_roots
+from pi.app.skills import Skill, load_skills, project_skill_roots, user_skill_roots
 from pi.app.system_prompt import read_text_or_file
 
 
 @dataclass(slots=True)
 class ResourceOptions:
     system_prompt: str | None = None
-    append_system_prompt: str | None = None
+    append_system_prompt: str | Sequence[str] | None = None
+    """One value or several (``--append-system-prompt`` repeats); each is text or a file, joined by blank lines."""
     extra_skill_paths: list[str] = field(default_factory=list)
     extra_template_paths: list[str] = field(default_factory=list)
     no_skills: bool = False
@@ -28,6 +35,8 @@ class ResourceOptions:
     no_context_files: bool = False
     settings_skill_paths: list[str] = field(default_factory=list)
     settings_template_paths: list[str] = field(default_factory=list)
+    project_trusted: bool = True
+    """Whether the project's own resources may load (see `pi.app.trust.resolve_project_trust`)."""
 
 
 @dataclass(slots=True)
@@ -38,9 +47,24 @@ class Resources:
     custom_system_prompt: str | None = None
     append_system_prompt: str | None = None
     warnings: list[str] = field(default_factory=list)
+    """Every problem found, skills' and templates' included (conflicts are kept apart)."""
+    skill_warnings: list[str] = field(default_factory=list)
+    skill_conflicts: list[str] = field(default_factory=list)
+    template_warnings: list[str] = field(default_factory=list)
+
+    def diagnostic_groups(self) -> list[tuple[str, list[str]]]:
+        """The problems under the labels a user sees them with, e.g. "[Skill warnings]"; empty groups left out."""
+        skill_or_template = set(self.skill_warnings) | set(self.template_warnings)
+        groups = [
+            ("[Skill warnings]", self.skill_warnings),
+            ("[Skill conflicts]", self.skill_conflicts),
+            ("[Prompt template warnings]", self.template_warnings),
+            ("[Resource warnings]", [w for w in self.warnings if w not in skill_or_template]),
+        ]
+        return [(label, items) for label, items in groups if items]
 
 
-def _git_root(cwd: Path) -> Path | None:
+def git_root(cwd: Path) -> Path | None:
     for directory in [cwd, *cwd.parents]:
         if (directory / ".git").exists():
             return directory
@@ -51,10 +75,43 @@ def _first_file(*candidates: Path) -> str | None:
     for path in candidates:
         try:
             if path.is_file():
-                return path.read_text(encoding="utf-8")
+                return path.read_text(encoding="utf-8").removeprefix("\ufeff")
         except OSError:
             continue
     return None
+
+
+def _load_skills(cwd: Path, agent_dir: Path, opts: ResourceOptions, resources: Resources) -> None:
+    sources: list[tuple[Path, str]] = []
+    if not opts.no_skills:
+        sources.extend(user_skill_roots(agent_dir, Path.home()))
+        if opts.project_trusted:
+            sources.extend(project_skill_roots(cwd, Path.home(), git_root(cwd)))
+        sources.extend((agent_dir / Path(p).expanduser(), "path") for p in opts.settings_skill_paths)
+    sources.extend((cwd / Path(p).expanduser(), "path") for p in opts.extra_skill_paths)
+    loaded = load_skills(sources)
+    resources.skills = loaded.skills
+    resources.warnings.extend(loaded.warnings)
+    resources.skill_warnings.extend(loaded.warnings)
+    resources.skill_conflicts.extend(loaded.conflicts)
+
+
+def _load_templates(cwd: Path, agent_dir: Path, opts: ResourceOptions, resources: Resources) -> None:
+    sources: list[tuple[Path, str]] = []
+    if not opts.no_prompt_templates:
+        sources.append((agent_dir / "prompts", "user"))
+        if opts.project_trusted:
+            sources.append((project_dir(cwd) / "prompts", "project"))
+        sources.extend((agent_dir / Path(p).expanduser(), "path") for p in opts.settings_template_paths)
+    sources.extend((cwd / Path(p).expanduser(), "path") for p in opts.extra_template_paths)
+    resources.templates = load_prompt_templates(sources, resources.template_warnings)
+    resources.warnings.extend(resources.template_warnings)
+
+
+def _append_values(value: str | Sequence[str] | None) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
 
 
 def load_resources(cwd: Path, agent_dir: Path, options: ResourceOptions | None = None) -> Resources:
@@ -62,35 +119,25 @@ def load_resources(cwd: Path, agent_dir: Path, options: ResourceOptions | None =
     resources = Resources()
     if not opts.no_context_files:
         resources.context_files = load_context_files(cwd, agent_dir)
+    _load_skills(cwd, agent_dir, opts, resources)
+    _load_templates(cwd, agent_dir, opts, resources)
 
-    skill_sources: list[tuple[Path, str]] = []
-    if not opts.no_skills:
-        skill_sources.extend(skill_roots(cwd, agent_dir, Path.home(), _git_root(cwd)))
-        skill_sources.extend((agent_dir / Path(p).expanduser(), "path") for p in opts.settings_skill_paths)
-    skill_sources.extend((cwd / Path(p).expanduser(), "path") for p in opts.extra_skill_paths)
-    loaded = load_skills(skill_sources)
-    resources.skills = loaded.skills
-    resources.warnings.extend(loaded.warnings)
-
-    template_sources: list[tuple[Path, str]] = []
-    if not opts.no_prompt_templates:
-        template_sources.append((agent_dir / "prompts", "user"))
-        template_sources.append((project_dir(cwd) / "prompts", "project"))
-        template_sources.extend((agent_dir / Path(p).expanduser(), "path") for p in opts.settings_template_paths)
-    template_sources.extend((cwd / Path(p).expanduser(), "path") for p in opts.extra_template_paths)
-    resources.templates = load_prompt_templates(template_sources)
-
+    project = project_dir(cwd)
     if opts.system_prompt is not None:
-        resources.custom_system_prompt = read_text_or_file(opts.system_prompt, cwd)
+        resources.custom_system_prompt = read_text_or_file(opts.system_prompt, cwd, "system prompt", resources.warnings)
     else:
-        resources.custom_system_prompt = _first_file(project_dir(cwd) / "SYSTEM.md", agent_dir / "SYSTEM.md")
-    if opts.append_system_prompt is not None:
-        resources.append_system_prompt = read_text_or_file(opts.append_system_prompt, cwd)
+        resources.custom_system_prompt = _first_file(
+            *([project / "SYSTEM.md"] if opts.project_trusted else []), agent_dir / "SYSTEM.md"
+        )
+    appended = _append_values(opts.append_system_prompt)
+    if appended:
+        texts = [read_text_or_file(v, cwd, "append system prompt", resources.warnings) for v in appended]
+        resources.append_system_prompt = "\n\n".join(texts)
     else:
         resources.append_system_prompt = _first_file(
-            project_dir(cwd) / "APPEND_SYSTEM.md", agent_dir / "APPEND_SYSTEM.md"
+            *([project / "APPEND_SYSTEM.md"] if opts.project_trusted else []), agent_dir / "APPEND_SYSTEM.md"
         )
     return resources
 
 
-__all__ = ["ResourceOptions", "Resources", "load_resources"]
+__all__ = ["ResourceOptions", "Resources", "git_root", "load_resources"]

@@ -1,9 +1,9 @@
 """Skills (the Agent Skills convention): folders with a SKILL.md the model reads when a task needs it.
 
 Only each skill's name, description and path go into the system prompt; the model loads the file
-itself with `read` when the description matches the task, so unused skills cost almost no context.
-A skill without a description is not loaded (the model could never know when to use it); other
-rule violations only warn.
+itself (with `read`, or `bash` when there is no `read`) when the description matches the task, so
+unused skills cost almost no context. A skill without a description is not loaded (the model could
+never know when to use it); other rule violations only warn.
 """
 
 from __future__ import annotations
@@ -11,11 +11,23 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
-from pi.app.frontmatter import split_frontmatter
+from pi.app.frontmatter import FrontmatterError, flag_field, split_frontmatter, text_field
+from pi.app.ignore_files import IgnoreRules
 
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv"}
+_SKIP_DIRS = {"node_modules", "__pycache__"}
+
+SkillReader = Literal["read", "bash", "hidden"]
+"""How the model can open a skill file: the declared `read` tool, the declared `bash` tool, or a
+reader that is active without being described in the prompt."""
+
+_READER_HINTS: dict[str, str] = {
+    "read": "Use the read tool to load a skill's file when the task matches its description.",
+    "bash": "Use bash to load a skill's file when the task matches its description.",
+    "hidden": "Load a skill's file when the task matches its description.",
+}
 
 
 @dataclass(slots=True, frozen=True)
@@ -32,38 +44,68 @@ class Skill:
 class SkillLoadResult:
     skills: list[Skill] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    """Problems with single skills (shown under "[Skill warnings]")."""
+    conflicts: list[str] = field(default_factory=list)
+    """Skills ignored because an earlier one has the same name (shown under "[Skill conflicts]")."""
 
 
-def _load_skill(path: Path, source: str, result: SkillLoadResult) -> Skill | None:
+def _load_skill(path: Path, source: str, result: SkillLoadResult, *, root_level: bool) -> Skill | None:
     try:
         fields, _ = split_frontmatter(path.read_text(encoding="utf-8"))
     except OSError as exc:
+        result.warnings.append(f"Skipping skill {path}: {exc.strerror or exc}")
+        return None
+    except FrontmatterError as exc:
         result.warnings.append(f"Skipping skill {path}: {exc}")
         return None
-    description = fields.get("description", "").strip()
+    description = text_field(fields, "description")
     if not description:
-        result.warnings.append(f"Skipping skill {path}: it has no description, so the model could never choose it")
+        if not root_level:  # a README.md or AGENTS.md beside the skills is not a skill, and not a mistake
+            result.warnings.append(f"Skipping skill {path}: it has no description, so the model could never choose it")
         return None
-    name = fields.get("name", "").strip() or (path.parent.name if path.name == "SKILL.md" else path.stem)
+    name = text_field(fields, "name") or (path.parent.name if path.name == "SKILL.md" else path.stem)
     if not _NAME.match(name) or len(name) > 64:
-        result.warnings.append(f'Skill {path}: name "{name}" should be lowercase letters, digits and single hyphens')
-    if path.name == "SKILL.md" and name != path.parent.name:
-        result.warnings.append(f'Skill {path}: name "{name}" should match its directory "{path.parent.name}"')
+        result.warnings.append(
+            f'Skill {path}: name "{name}" should be at most 64 lowercase letters, digits and single hyphens'
+        )
     if len(description) > 1024:
         result.warnings.append(f"Skill {path}: description is longer than 1024 characters")
-    disabled = fields.get("disable-model-invocation", "").lower() == "true"
-    return Skill(name, description, path, path.parent, source, disabled)
+    return Skill(name, description, path, path.parent, source, flag_field(fields, "disable-model-invocation"))
 
 
-def _skill_files(root: Path) -> list[Path]:
+def _walk(directory: Path, rules: IgnoreRules, out: list[Path]) -> None:
+    """SKILL.md files below `directory`; a directory holding one is a skill and is not searched further."""
+    rules = rules.extended_by(directory)
+    skill_file = directory / "SKILL.md"
+    if skill_file.is_file():
+        out.append(skill_file)
+        return
+    try:
+        children = sorted(directory.iterdir())
+    except OSError:
+        return
+    for child in children:
+        if child.name.startswith(".") or child.name in _SKIP_DIRS or not child.is_dir():
+            continue
+        if not rules.ignores(child, is_dir=True):
+            _walk(child, rules, out)
+
+
+def skill_files(root: Path) -> list[tuple[Path, bool]]:
+    """(path, is a root-level .md file) for every candidate skill under `root` (or `root` itself)."""
     if root.is_file():
-        return [root]
+        return [(root, False)]
     if not root.is_dir():
         return []
-    out = sorted(p for p in root.iterdir() if p.is_file() and p.suffix == ".md" and p.name != "SKILL.md")
-    for path in sorted(root.rglob("SKILL.md")):
-        if not any(part in _SKIP_DIRS for part in path.relative_to(root).parts):
-            out.append(path)
+    rules = IgnoreRules().extended_by(root)
+    out: list[tuple[Path, bool]] = [
+        (p, True)
+        for p in sorted(root.iterdir())
+        if p.is_file() and p.suffix == ".md" and p.name != "SKILL.md" and not rules.ignores(p, is_dir=False)
+    ]
+    nested: list[Path] = []
+    _walk(root, IgnoreRules(), nested)
+    out.extend((p, False) for p in nested)
     return out
 
 
@@ -71,13 +113,18 @@ def load_skills(roots: list[tuple[Path, str]]) -> SkillLoadResult:
     """Skills from each (root, source); the first skill of a name wins, later ones are reported."""
     result = SkillLoadResult()
     by_name: dict[str, Skill] = {}
+    seen: set[Path] = set()
     for root, source in roots:
-        for path in _skill_files(root):
-            skill = _load_skill(path, source, result)
+        for path, root_level in skill_files(root):
+            real = path.resolve()
+            if real in seen:
+                continue
+            seen.add(real)
+            skill = _load_skill(path, source, result, root_level=root_level)
             if skill is None:
                 continue
             if skill.name in by_name:
-                result.warnings.append(
+                result.conflicts.append(
                     f'Skill "{skill.name}" at {path} ignored: already loaded from {by_name[skill.name].path}'
                 )
                 continue
@@ -86,39 +133,59 @@ def load_skills(roots: list[tuple[Path, str]]) -> SkillLoadResult:
     return result
 
 
-def skill_roots(cwd: Path, agent_dir: Path, home: Path, git_root: Path | None) -> list[tuple[Path, str]]:
-    """pi's discovery locations, global first: agent dir, ~/.agents, project .pi and .agents up to the repo root."""
-    roots: list[tuple[Path, str]] = [(agent_dir / "skills", "user"), (home / ".agents" / "skills", "user")]
-    roots.append((cwd / ".pi" / "skills", "project"))
+def user_skill_roots(agent_dir: Path, home: Path) -> list[tuple[Path, str]]:
+    """The user's own skill directories (never gated by project trust)."""
+    return [(agent_dir / "skills", "user"), (home / ".agents" / "skills", "user")]
+
+
+def project_skill_roots(cwd: Path, home: Path, git_root: Path | None) -> list[tuple[Path, str]]:
+    """The project's skill directories: .pi/skills, then .agents/skills from cwd up to the repository root."""
+    roots: list[tuple[Path, str]] = [(cwd / ".pi" / "skills", "project")]
+    user_agents = home / ".agents" / "skills"
     stop = git_root or Path(cwd.anchor)
     directory = cwd
     while True:
-        roots.append((directory / ".agents" / "skills", "project"))
+        candidate = directory / ".agents" / "skills"
+        if candidate != user_agents:
+            roots.append((candidate, "project"))
         if directory == stop or directory.parent == directory:
             break
         directory = directory.parent
     return roots
 
 
-def format_skills_for_prompt(skills: list[Skill]) -> str:
+def skill_roots(cwd: Path, agent_dir: Path, home: Path, git_root: Path | None) -> list[tuple[Path, str]]:
+    """pi's discovery locations, global first: agent dir, ~/.agents, project .pi and .agents up to the repo root."""
+    return user_skill_roots(agent_dir, home) + project_skill_roots(cwd, home, git_root)
+
+
+def _escape(text: str) -> str:
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&apos;")
+    )
+
+
+def format_skills_for_prompt(skills: list[Skill], reader: SkillReader = "read") -> str:
+    """The body of the prompt's skills section; empty when no skill may be offered to the model."""
     visible = [s for s in skills if not s.disable_model_invocation]
     if not visible:
         return ""
-    from xml.sax.saxutils import escape  # the xml package costs a few ms; most sessions have no skills
-
     lines = [
         "The following skills provide specialized instructions for specific tasks.",
-        "Use the read tool to load a skill's file when the task matches its description.",
-        "When a skill file references a relative path, resolve it against the skill directory (parent of SKILL.md"
-        " / dirname of the path) and use that absolute path in tool commands.",
+        _READER_HINTS[reader],
+        "Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool calls.",
         "",
         "<available_skills>",
     ]
     for skill in visible:
         lines.append("  <skill>")
-        lines.append(f"    <name>{escape(skill.name)}</name>")
-        lines.append(f"    <description>{escape(skill.description)}</description>")
-        lines.append(f"    <location>{escape(str(skill.path))}</location>")
+        lines.append(f"    <name>{_escape(skill.name)}</name>")
+        lines.append(f"    <description>{_escape(skill.description)}</description>")
+        lines.append(f"    <location>{_escape(str(skill.path))}</location>")
         lines.append("  </skill>")
     lines.append("</available_skills>")
     return "\n".join(lines)
@@ -132,7 +199,10 @@ def expand_skill_command(text: str, skills: list[Skill]) -> str:
     skill = next((s for s in skills if s.name == name), None)
     if skill is None:
         return text
-    _, body = split_frontmatter(skill.path.read_text(encoding="utf-8"))
+    try:
+        _, body = split_frontmatter(skill.path.read_text(encoding="utf-8"))
+    except (OSError, FrontmatterError):
+        return text
     expanded = (
         f'<skill name="{skill.name}" location="{skill.path}">\n'
         f"References are relative to {skill.base_dir}.\n\n{body.strip()}\n</skill>"
@@ -143,8 +213,12 @@ def expand_skill_command(text: str, skills: list[Skill]) -> str:
 __all__ = [
     "Skill",
     "SkillLoadResult",
+    "SkillReader",
     "expand_skill_command",
     "format_skills_for_prompt",
     "load_skills",
+    "project_skill_roots",
+    "skill_files",
     "skill_roots",
+    "user_skill_roots",
 ]
