@@ -5,6 +5,8 @@ from __future__ import annotations
 from pi.ai.types import Model
 from pi.session import SessionManager, collect_entries_for_branch_summary, generate_branch_summary
 from pi.session.branch_summary import prepare_branch_entries
+from pi.session.summarize import output_budget
+from pi.session.summary_prompts import SUMMARIZATION_SYSTEM_PROMPT
 from tests.session.builders import assistant, call, result, user
 from tests.session.test_compaction import FakeComplete, _prompt
 
@@ -54,8 +56,9 @@ async def test_summary_has_the_fixed_preamble_and_file_lists() -> None:
     assert outcome.summary.endswith("<modified-files>\na.py\n</modified-files>")
     assert outcome.details == {"readFiles": [], "modifiedFiles": ["a.py"]}
     context, options = fake.requests[0]
-    assert options.max_tokens == 2048
     prompt = _prompt(context)
+    assert options.max_tokens == output_budget(MODEL, SUMMARIZATION_SYSTEM_PROMPT, prompt) > 2048
+    assert context.tools is None and outcome.usage is not None
     assert "[User]: an extension note" in prompt and "Create a structured summary of this conversation branch" in prompt
     assert prompt.endswith("Additional focus: be short")
     manager.branch_with_summary(fork, outcome.summary, outcome.details)
@@ -66,7 +69,7 @@ async def test_failures_are_reported_in_the_result() -> None:
     manager, fork, old_leaf = _session()
     entries = collect_entries_for_branch_summary(manager, old_leaf, fork).entries
     failed = await generate_branch_summary(entries, MODEL, None, FakeComplete(stop_reason="error", error="boom"))
-    assert failed.error == "boom" and failed.summary is None
+    assert failed.error == "Summarization failed: boom" and failed.summary is None
     aborted = await generate_branch_summary(entries, MODEL, None, FakeComplete(stop_reason="aborted"))
     assert aborted.aborted
     replaced = FakeComplete()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 
 import pytest
 
@@ -26,6 +27,7 @@ from pi.session import (
 )
 from pi.session.entries import MessageEntry
 from pi.session.messages import BashExecutionMessage
+from pi.session.summary_prompts import SUMMARIZATION_SYSTEM_PROMPT
 from tests.session.builders import assistant, call, result, user
 
 MODEL = Model(id="sum-1", name="Summarizer", api="faux", provider="prov", base_url="http://x", reasoning=True)
@@ -201,10 +203,14 @@ async def test_compact_sends_the_conversation_and_appends_file_lists() -> None:
     )
     assert preparation is not None
     fake = FakeComplete()
-    outcome = await compact(preparation, MODEL, "key", fake, custom_instructions="focus on tests")
+    outcome = await compact(
+        preparation, MODEL, "key", fake, custom_instructions="focus on tests", thinking_level="medium"
+    )
     ((context, options),) = fake.requests
-    assert options.max_tokens == 800 and options.reasoning == "high" and options.api_key == "key"
-    assert context.system_prompt is not None and "Do NOT continue the conversation" in context.system_prompt
+    assert options.max_tokens == MODEL.max_tokens and options.reasoning == "medium" and options.api_key == "key"
+    assert context.tools is None and options.cache_retention == "none"
+    assert options.session_id is not None and options.session_id[14] == "7"  # a fresh UUIDv7
+    assert context.system_prompt == SUMMARIZATION_SYSTEM_PROMPT
     prompt = _prompt(context)
     assert prompt.startswith('<conversation>\n[User]: please edit\n\n[Assistant tool calls]: read(path="a.py")')
     for heading in (
@@ -265,11 +271,17 @@ async def test_split_turn_summarizes_the_prefix_separately() -> None:
     assert [m.role for m in preparation.messages_to_summarize] == ["user", "assistant"]
     assert [m.role for m in preparation.turn_prefix_messages] == ["user", "assistant", "toolResult"]
     fake = FakeComplete()
-    outcome = await compact(preparation, MODEL, None, fake)
+    outcome = await compact(preparation, MODEL, None, fake, custom_instructions="mind the tests")
     assert len(fake.requests) == 2
-    prefix_request = next(r for r in fake.requests if "PREFIX of a turn" in _prompt(r[0]))
-    assert prefix_request[1].max_tokens == 500
-    assert "\n\n---\n\n**Turn Context (split turn):**\n\n" in outcome.summary
+    history_request, prefix_request = fake.requests  # one after the other, history first
+    assert _prompt(history_request[0]).startswith("<conversation>\n[User]: old question")
+    prefix = _prompt(prefix_request[0])
+    assert prefix.startswith('# Conversation\n[User]: big task\n\n[Assistant tool calls]: read(path="x.py")')
+    assert "\n\n# Instructions\n" in prefix
+    for heading in ("## Original Request", "## Progress So Far", "## Context Needed to Continue"):
+        assert heading in prefix
+    assert prefix.endswith("\n\nAdditional focus: mind the tests")
+    assert outcome.summary.startswith("## Goal\nDo things. #1\n\n---\n\n**Turn Context (split turn):**\n\n")
     assert "<read-files>\nx.py\n</read-files>" in outcome.summary
 
 
@@ -383,9 +395,14 @@ async def test_summary_max_tokens_stay_within_the_models_output_limit() -> None:
     fake = FakeComplete()
     await compact(preparation, MODEL.model_copy(update={"max_tokens": 4096}), None, fake)
     assert sorted(options.max_tokens or 0 for _, options in fake.requests) == [4096, 4096]
+    # No fixed cap: a model whose output limit exceeds what is left of its window gets what is left,
+    # the prompt estimated at 3.5 characters a token.
+    small = MODEL.model_copy(update={"max_tokens": 4096, "context_window": 1200})
     fake = FakeComplete()
-    await compact(preparation, MODEL.model_copy(update={"max_tokens": 0}), None, fake)
-    assert sorted(options.max_tokens or 0 for _, options in fake.requests) == [8192, 13107]
+    await compact(preparation, small, None, fake)
+    for context, options in fake.requests:
+        prompt_tokens = math.ceil((len(SUMMARIZATION_SYSTEM_PROMPT) + len(_prompt(context))) / 3.5)
+        assert options.max_tokens == 1200 - prompt_tokens
 
 
 def test_a_reply_without_usage_does_not_hide_the_context_size() -> None:

@@ -74,7 +74,7 @@ def test_custom_messages_and_branch_summaries_become_messages_but_custom_entries
     assert messages[1].display is False and messages[1].details == {"d": 1}
     manager.branch(manager.get_entries()[3].id)
     messages = manager.build_session_context().messages
-    assert isinstance(messages[1], BranchSummaryMessage) and messages[1].from_id == first
+    assert isinstance(messages[1], BranchSummaryMessage) and messages[1].from_id == manager.get_entries()[2].id
 
 
 def test_leaf_argument_none_latest_and_unknown() -> None:

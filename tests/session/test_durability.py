@@ -125,34 +125,38 @@ def _fill_disk_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "write", write)
 
 
-def test_a_write_cut_short_by_a_full_disk_costs_no_entry_once_space_is_back(
+def test_a_write_cut_short_by_a_full_disk_is_rolled_back_and_later_entries_stay_linked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     manager = SessionManager.create("/p", session_dir=tmp_path)
     manager.append_message(user("hi"))
-    manager.append_message(assistant("hello"))
+    hello = manager.append_message(assistant("hello"))
     with monkeypatch.context() as patch:
         _fill_disk_once(patch)
         with pytest.raises(OSError, match="No space left"):
             manager.append_message(user("while the disk was full"))
-    manager.append_message(assistant("after space was freed"))
+    assert manager.get_leaf_id() == hello and manager.get_entry_count() == 2
+    later = manager.append_message(user("after space was freed"))
+    assert manager.get_entry(later).parent_id == hello  # type: ignore[union-attr]
     file = manager.get_session_file()
     assert file is not None
     reopened = SessionManager.open(file)
-    texts = [getattr(m, "content", None) for m in reopened.build_session_context().messages]
-    assert texts[0] == "hi" and texts[2] == "while the disk was full" and len(texts) == 4
+    roles = [m.role for m in reopened.build_session_context().messages]
+    assert roles == ["user", "assistant", "user"] and reopened.get_leaf_id() == later
+    assert len(reopened.warnings) == 1  # the torn half line, skipped
 
 
 def test_a_first_write_cut_short_leaves_no_broken_header(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     manager = SessionManager.create("/p", session_dir=tmp_path)
-    manager.append_message(user("hi"))
+    manager.append_model_change("prov", "m1")
+    file = manager.get_session_file()
+    assert file is not None
     with monkeypatch.context() as patch:
         _fill_disk_once(patch)
         with pytest.raises(OSError, match="No space left"):
-            manager.append_message(assistant("hello"))
+            manager.append_message(user("hi"))
+    assert not file.exists() and manager.get_entry_count() == 1
     manager.append_message(user("again"))
-    file = manager.get_session_file()
-    assert file is not None
     reopened = SessionManager.open(file)
-    assert [m.role for m in reopened.build_session_context().messages] == ["user", "assistant", "user"]
+    assert [e.type for e in reopened.get_entries()] == ["model_change", "message"]
     assert reopened.warnings == []

@@ -69,3 +69,27 @@ def test_export_of_a_missing_file_is_an_error_not_an_empty_page(tmp_path: Path) 
     with pytest.raises(FileNotFoundError, match=r"nothere\.jsonl"):
         export_session_html(missing, tmp_path / "page.html")
     assert not (tmp_path / "page.html").exists() and not missing.exists()
+
+
+def test_a_pi_1_6_session_exports_its_system_prompt_without_unknown_role_notes(tmp_path: Path) -> None:
+    fixture = Path(__file__).parent / "fixtures" / "ts16" / "handmade_edits_usage.jsonl"
+    target = tmp_path / fixture.name
+    target.write_bytes(fixture.read_bytes())
+    output = export_session_html(SessionManager.open(target), tmp_path / "out.html")
+    page = output.read_text()
+    assert "unknown role" not in page
+    assert "System prompt and tools" in page and "Hand-written preamble for a fixture." in page
+    assert "Tools removed: write" in page
+    assert 'id="search"' in page and "Usage outside the conversation: cache_warm" in page
+    assert "left out of the context" in page and "content replaced in the context" in page
+    assert "1100 input" in page  # five replies of 120 and the cache-warming request of 500
+
+
+def test_replies_and_summaries_render_as_markdown(tmp_path: Path) -> None:
+    manager = SessionManager.in_memory("/p")
+    manager.append_message(user("**not markdown** in a user message"))
+    kept = manager.append_message(assistant("## Done\n\n- **one** thing"))
+    manager.append_compaction("## Goal\nShip it", kept, 10)
+    page = export_session_html(manager, tmp_path / "md.html").read_text()
+    assert "<h2>Done</h2><ul><li><strong>one</strong> thing</li></ul>" in page
+    assert "<h2>Goal</h2>" in page and "**not markdown** in a user message" in page

@@ -62,8 +62,10 @@ def test_branch_with_summary_records_the_abandoned_work(tmp_path: Path) -> None:
     manager = SessionManager.in_memory("/p")
     _u1, a1, _u2, _a2 = _conversation(manager)
     summary_id = manager.branch_with_summary(a1, "tried two", {"readFiles": [], "modifiedFiles": []})
+    assert manager.get_entry(summary_id).from_id == _a2  # type: ignore[union-attr]
     assert manager.get_leaf_id() == summary_id
     assert [m.role for m in manager.build_session_context().messages] == ["user", "assistant", "branchSummary"]
+    manager.reset_leaf()
     root_summary = manager.branch_with_summary(None, "from the top")
     assert manager.get_entry(root_summary).from_id == "root"  # type: ignore[union-attr]
 
@@ -115,12 +117,13 @@ def test_create_branched_session_keeps_history_that_follows_a_label(tmp_path: Pa
     assert len(reopened.get_tree()) == 1
 
 
-def test_create_branched_session_without_a_reply_waits_for_one(tmp_path: Path) -> None:
+def test_create_branched_session_without_a_message_waits_for_one(tmp_path: Path) -> None:
     manager = SessionManager.create("/p", session_dir=tmp_path)
-    u1, *_ = _conversation(manager)
-    new_file = manager.create_branched_session(u1)
+    model = manager.append_model_change("prov", "m1")
+    _conversation(manager)
+    new_file = manager.create_branched_session(model)
     assert new_file is not None and not new_file.exists()
-    manager.append_message(assistant("now"))
+    manager.append_message(user("now"))
     assert new_file.exists()
 
 
@@ -161,9 +164,9 @@ def test_continue_recent_list_and_find_by_prefix(tmp_path: Path) -> None:
     assert named.cwd == "/proj"
     assert len(SessionManager.list_all(agent_dir=tmp_path)) == 3
 
-    found = SessionManager.find_by_id_prefix(new.get_session_id()[:6], "/proj", agent_dir=tmp_path)
+    found = SessionManager.find_by_id_prefix(new.get_session_id()[:30], "/proj", agent_dir=tmp_path)
     assert found is not None and found.in_current_project and found.info.id == new.get_session_id()
-    far = SessionManager.find_by_id_prefix(other.get_session_id()[:8], "/proj", agent_dir=tmp_path)
+    far = SessionManager.find_by_id_prefix(other.get_session_id(), "/proj", agent_dir=tmp_path)
     assert far is not None and not far.in_current_project and far.info.cwd == "/elsewhere"
     assert SessionManager.find_by_id_prefix("zzzz", "/proj", agent_dir=tmp_path) is None
 

@@ -10,7 +10,7 @@ import pytest
 from pi.ai.types import ImageContent, TextContent, UserMessage
 from pi.session import SessionFileError, SessionManager
 from pi.session.entries import MessageEntry, UnknownEntry, entry_from_dict
-from pi.session.messages import BashExecutionMessage
+from pi.session.messages import BashExecutionMessage, SystemMessage
 from pi.session.storage import append_lines, encode_cwd, session_file_name
 from tests.session.builders import assistant, user
 
@@ -30,26 +30,39 @@ def test_paths_follow_pis_layout(tmp_path: Path) -> None:
     assert file.name.endswith(f"_{manager.get_session_id()}.jsonl")
 
 
-def test_nothing_is_written_before_the_first_assistant_message(tmp_path: Path) -> None:
+def test_setup_entries_wait_in_memory_until_the_first_user_message(tmp_path: Path) -> None:
     manager = SessionManager.create("/p", session_dir=tmp_path)
+    manager.append_session_info("named")
     manager.append_model_change("prov", "m1")
     manager.append_thinking_level_change("high")
-    manager.append_message(user("hi"))
+    manager.append_message(SystemMessage(content="", sections={"preamble": "Be brief."}))
     file = manager.get_session_file()
     assert file is not None and not file.exists()
-    manager.append_message(assistant("hello"))
-    assert [line["type"] for line in _lines(file)] == [
-        "session",
-        "model_change",
-        "thinking_level_change",
-        "message",
-        "message",
+    manager.append_message(user("hi"))
+    assert [(line["type"], line.get("message", {}).get("role")) for line in _lines(file)] == [  # type: ignore[union-attr]
+        ("session", None),
+        ("session_info", None),
+        ("model_change", None),
+        ("thinking_level_change", None),
+        ("message", "system"),
+        ("message", "user"),
     ]
-    manager.append_message(user("more"))
+    manager.append_message(assistant("hello"))
     lines = _lines(file)
     last = lines[-1]["message"]
-    assert len(lines) == 6 and isinstance(last, dict)
-    assert last == {"role": "user", "content": "more", "timestamp": last["timestamp"]}
+    assert len(lines) == 7 and isinstance(last, dict) and last["role"] == "assistant"
+
+
+def test_the_first_flush_never_overwrites_a_file_that_appeared_meanwhile(tmp_path: Path) -> None:
+    manager = SessionManager.create("/p", session_dir=tmp_path)
+    manager.append_model_change("prov", "m1")
+    file = manager.get_session_file()
+    assert file is not None
+    file.write_text("someone else's\n")
+    with pytest.raises(FileExistsError):
+        manager.append_message(user("hi"))
+    assert file.read_text() == "someone else's\n"
+    assert [e.type for e in manager.get_entries()] == ["model_change"]
 
 
 def test_every_entry_type_round_trips_in_pis_json(tmp_path: Path) -> None:
@@ -114,7 +127,7 @@ def test_every_entry_type_round_trips_in_pis_json(tmp_path: Path) -> None:
     ]
     assert "label" not in entries[9]
     assert entries[10]["name"] == "My session"
-    assert entries[11]["parentId"] == first and entries[11]["fromId"] == first
+    assert entries[11]["parentId"] == first and entries[11]["fromId"] == entries[10]["id"]
     assert entries[11]["id"] == summary_id
     assert entries[2]["message"]["role"] == "bashExecution"  # type: ignore[index]
 
@@ -203,8 +216,9 @@ def test_malformed_lines_in_the_middle_are_skipped(tmp_path: Path) -> None:
 def test_a_file_without_a_header_is_reported(tmp_path: Path) -> None:
     file = tmp_path / "notes.jsonl"
     file.write_text('{"hello": "world"}\n')
-    with pytest.raises(SessionFileError, match="not a pi session file"):
+    with pytest.raises(SessionFileError) as raised:
         SessionManager.open(file)
+    assert str(raised.value) == f"Session file is not a valid pi session: {file}"
     assert file.read_text() == '{"hello": "world"}\n'
     recent = SessionManager.continue_recent("/p", session_dir=tmp_path)
     assert recent.get_entries() == [] and recent.get_session_file() != file
@@ -214,9 +228,11 @@ def test_an_empty_file_starts_a_session_at_that_path(tmp_path: Path) -> None:
     file = tmp_path / "new.jsonl"
     file.write_text("")
     manager = SessionManager.open(file, cwd="/p")
+    manager.append_model_change("prov", "m1")
+    assert file.read_text() == ""
     manager.append_message(user("hi"))
-    manager.append_message(assistant("hello"))
-    assert [line["type"] for line in _lines(file)] == ["session", "message", "message"]
+    assert [line["type"] for line in _lines(file)] == ["session", "model_change", "message"]
+    assert _lines(file)[0]["id"] == manager.get_session_id()
 
 
 def test_a_lone_surrogate_is_written_as_valid_json(tmp_path: Path) -> None:

@@ -6,16 +6,15 @@ newest first within the model's window: when it does not all fit, the most recen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pi.agent.messages import AgentMessage
 from pi.ai.abort import AbortSignal
-from pi.ai.types import Model, ToolResultMessage
-from pi.session.compaction import CompleteFn, reply_text, request_summary
-from pi.session.context import entry_to_message
-from pi.session.entries import BranchSummaryEntry, CompactionEntry, MessageEntry, SessionEntry
+from pi.ai.types import AssistantMessage, Model, ToolResultMessage, Usage
+from pi.session.context import edited_message, entry_to_message, is_system_entry, latest_edits
+from pi.session.entries import BranchSummaryEntry, CompactionEntry, ContextEditEntry, MessageEntry, SessionEntry
 from pi.session.file_ops import (
     FileOperations,
     add_details,
@@ -27,11 +26,19 @@ from pi.session.file_ops import (
 from pi.session.manager import SessionManager
 from pi.session.messages import convert_to_llm
 from pi.session.serialize import serialize_conversation
+from pi.session.summarize import (
+    CompactionCancelledError,
+    CompactionError,
+    CompleteFn,
+    SummaryRequest,
+    SummaryRetry,
+    request_summary,
+)
 from pi.session.summary_prompts import BRANCH_SUMMARY_PREAMBLE, BRANCH_SUMMARY_PROMPT
 from pi.session.tokens import estimate_tokens
 
-BRANCH_SUMMARY_MAX_TOKENS = 2048
 DEFAULT_BRANCH_RESERVE_TOKENS = 16384
+"""``branchSummary.reserveTokens``: the collected input is limited to the window minus this."""
 
 
 @dataclass(slots=True)
@@ -39,6 +46,8 @@ class BranchEntries:
     entries: list[SessionEntry]
     """The abandoned entries, oldest first."""
     common_ancestor_id: str | None
+    edits: dict[str, ContextEditEntry] = field(default_factory=dict)
+    """The latest context edit of each entry on the abandoned branch (applied when summarizing)."""
 
 
 @dataclass(slots=True)
@@ -55,6 +64,8 @@ class BranchSummaryResult:
     modified_files: list[str] = field(default_factory=list)
     aborted: bool = False
     error: str | None = None
+    usage: Usage | None = None
+    """Of the summary call; store it with the entry (`branch_with_summary(usage=...)`)."""
 
     @property
     def details(self) -> dict[str, Any]:
@@ -71,7 +82,8 @@ def collect_entries_for_branch_summary(
     """
     if old_leaf_id is None:
         return BranchEntries([], None)
-    on_old_path = {e.id for e in session.get_branch(old_leaf_id)}
+    old_path = session.get_branch(old_leaf_id)
+    on_old_path = {e.id for e in old_path}
     target_path = session.get_branch(target_id) if target_id is not None else []
     common = next((e.id for e in reversed(target_path) if e.id in on_old_path), None)
     collected: list[SessionEntry] = []
@@ -82,18 +94,33 @@ def collect_entries_for_branch_summary(
             break
         current = session.get_entry(current.parent_id)
     collected.reverse()
-    return BranchEntries(collected, common)
+    return BranchEntries(collected, common, latest_edits(old_path))
 
 
-def _branch_message(entry: SessionEntry) -> AgentMessage | None:
-    """Tool results are left out: the calls that produced them say enough about the branch."""
-    if isinstance(entry, MessageEntry) and entry.role == "toolResult":
+def _branch_message(entry: SessionEntry, edits: Mapping[str, ContextEditEntry] | None) -> AgentMessage | None:
+    """What the branch said, as the model last saw it.
+
+    Tool results are left out (the calls that produced them say enough), as are replies that failed
+    (an error or an abort says nothing about the work) and entries a context edit omitted.
+    """
+    if (isinstance(entry, MessageEntry) and entry.role == "toolResult") or is_system_entry(entry):
         return None
-    message = entry_to_message(entry)
+    edit = edits.get(entry.id) if edits else None
+    message: AgentMessage | None
+    if edit is not None:
+        if edit.replacement is None:
+            return None
+        message = edited_message(entry, edit.replacement) or entry_to_message(entry)
+    else:
+        message = entry_to_message(entry)
+    if isinstance(message, AssistantMessage) and message.stop_reason in ("error", "aborted"):
+        return None
     return None if isinstance(message, ToolResultMessage) else message
 
 
-def prepare_branch_entries(entries: Sequence[SessionEntry], token_budget: int = 0) -> BranchPreparation:
+def prepare_branch_entries(
+    entries: Sequence[SessionEntry], token_budget: int = 0, edits: Mapping[str, ContextEditEntry] | None = None
+) -> BranchPreparation:
     """The messages to summarize, newest kept first when `token_budget` (if > 0) runs out."""
     file_ops = FileOperations()
     for entry in entries:
@@ -103,7 +130,7 @@ def prepare_branch_entries(entries: Sequence[SessionEntry], token_budget: int = 
     messages: list[AgentMessage] = []
     total = 0
     for entry in reversed(entries):
-        message = _branch_message(entry)
+        message = _branch_message(entry, edits)
         if message is None:
             continue
         tokens = estimate_tokens(message)
@@ -123,7 +150,7 @@ def prepare_branch_entries(entries: Sequence[SessionEntry], token_budget: int = 
 
 async def generate_branch_summary(
     entries: Sequence[SessionEntry],
-    model: Model,
+    model: Model | None,
     api_key: str | None,
     complete_fn: CompleteFn,
     *,
@@ -131,10 +158,17 @@ async def generate_branch_summary(
     custom_instructions: str | None = None,
     replace_instructions: bool = False,
     reserve_tokens: int = DEFAULT_BRANCH_RESERVE_TOKENS,
+    thinking_level: str | None = None,
+    retry: SummaryRetry | None = None,
+    edits: Mapping[str, ContextEditEntry] | None = None,
 ) -> BranchSummaryResult:
-    """Summarize an abandoned branch; failures come back in the result, not as exceptions."""
-    budget = (model.context_window or 128000) - reserve_tokens
-    prepared = prepare_branch_entries(entries, budget)
+    """Summarize an abandoned branch; failures come back in the result (``error``/``aborted``), not as exceptions.
+
+    Pass the `edits` of `collect_entries_for_branch_summary` so that omitted and replaced content is
+    summarized as the model last saw it; `thinking_level` and `retry` as for compaction.
+    """
+    budget = ((model.context_window if model is not None else 0) or 128000) - reserve_tokens
+    prepared = prepare_branch_entries(entries, budget, edits)
     if not prepared.messages:
         return BranchSummaryResult(summary="No content to summarize")
     if replace_instructions and custom_instructions:
@@ -145,24 +179,21 @@ async def generate_branch_summary(
         instructions = BRANCH_SUMMARY_PROMPT
     conversation = serialize_conversation(convert_to_llm(prepared.messages))
     prompt = f"<conversation>\n{conversation}\n</conversation>\n\n{instructions}"
+    request = SummaryRequest(model, complete_fn, api_key, thinking_level, signal, None, retry)
     try:
-        reply = await request_summary(
-            prompt, model, BRANCH_SUMMARY_MAX_TOKENS, api_key, complete_fn, signal, reasoning=False
-        )
-    except Exception as exc:
-        return BranchSummaryResult(error=str(exc) or type(exc).__name__)
-    if reply.stop_reason == "aborted":
+        reply = await request_summary(request, prompt, "Summarization failed", "Summarization attempted to call a tool")
+    except CompactionCancelledError:
         return BranchSummaryResult(aborted=True)
-    if reply.stop_reason == "error":
-        return BranchSummaryResult(error=reply.error_message or "Summarization failed")
+    except CompactionError as exc:
+        return BranchSummaryResult(error=str(exc))
     read_files, modified_files = compute_file_lists(prepared.file_ops)
-    text = reply_text(reply) or "No summary generated"
+    text = reply.text or "No summary generated"
     summary = BRANCH_SUMMARY_PREAMBLE + text + format_file_operations(read_files, modified_files)
-    return BranchSummaryResult(summary=summary, read_files=read_files, modified_files=modified_files)
+    return BranchSummaryResult(summary=summary, read_files=read_files, modified_files=modified_files, usage=reply.usage)
 
 
 __all__ = [
-    "BRANCH_SUMMARY_MAX_TOKENS",
+    "DEFAULT_BRANCH_RESERVE_TOKENS",
     "BranchEntries",
     "BranchPreparation",
     "BranchSummaryResult",

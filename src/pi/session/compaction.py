@@ -2,24 +2,22 @@
 
 `prepare_compaction` decides, from the branch alone, what is summarized and what is kept; `compact`
 asks a model for the summary through a `complete` function the caller passes in (the application
-chooses the model, the key and how the request is made). Nothing here writes to the session: the
-caller appends the result with `SessionManager.append_compaction`, after any extension has had its say.
+chooses the model, the key and how the request is made). Both look at the branch as the model sees
+it: context edits applied, omitted entries left out. Nothing here writes to the session: the caller
+appends the result with `SessionManager.append_compaction`, after any extension has had its say.
 """
 
 from __future__ import annotations
 
-import asyncio
-import math
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from pi.agent.messages import AgentMessage
 from pi.ai.abort import AbortSignal
-from pi.ai.options import StreamOptions
-from pi.ai.types import AssistantMessage, Context, Model, TextContent, UserMessage
-from pi.session.context import LATEST, build_session_context, entry_to_message
-from pi.session.cut_point import find_cut_point
+from pi.ai.types import Model, Usage
+from pi.session.context import context_entries_of_path, latest_compaction_index, latest_edits, project_entries
+from pi.session.cut_point import ContextItem, CutPoint, context_items, find_cut_point
 from pi.session.entries import CompactionEntry, SessionEntry
 from pi.session.file_ops import (
     FileOperations,
@@ -29,30 +27,34 @@ from pi.session.file_ops import (
     file_lists_details,
     format_file_operations,
 )
-from pi.session.messages import convert_to_llm
+from pi.session.messages import CompactionSummaryMessage, convert_to_llm
 from pi.session.serialize import serialize_conversation
+from pi.session.summarize import (
+    CompactionCancelledError,
+    CompactionError,
+    CompleteFn,
+    NoSummaryModelError,
+    SummaryRequest,
+    SummaryRetry,
+    add_usage,
+    reply_text,
+    request_summary,
+)
 from pi.session.summary_prompts import (
     SUMMARIZATION_PROMPT,
-    SUMMARIZATION_SYSTEM_PROMPT,
+    TURN_PREFIX_HEADER,
+    TURN_PREFIX_INSTRUCTIONS_HEADER,
     TURN_PREFIX_SUMMARIZATION_PROMPT,
     UPDATE_SUMMARIZATION_PROMPT,
 )
-from pi.session.tokens import CompactionSettingsLike, estimate_context_tokens
+from pi.session.tokens import CompactionSettingsLike, estimate_context_tokens, estimate_tokens
+
+NOTHING_TO_COMPACT = "Nothing to compact (session too small)"
+ALREADY_COMPACTED = "Already compacted"
 
 
-class CompleteFn(Protocol):
-    """Sends one request and returns the finished reply; `pi.ai.complete_simple` fits."""
-
-    def __call__(self, model: Model, context: Context, options: StreamOptions, /) -> Awaitable[AssistantMessage]: ...
-
-
-class CompactionError(Exception):
-    """The summary could not be produced; the message is what the user sees."""
-
-
-class CompactionCancelledError(CompactionError):
-    def __init__(self) -> None:
-        super().__init__("Compaction cancelled")
+class NothingToCompactError(CompactionError):
+    """There is nothing to summarize: the message says why (``Nothing to compact …`` / ``Already compacted``)."""
 
 
 @dataclass(slots=True)
@@ -66,6 +68,8 @@ class CompactionPreparation:
     previous_summary: str | None
     file_ops: FileOperations
     settings: CompactionSettingsLike
+    kept_messages: list[AgentMessage] = field(default_factory=list)
+    """What stays word for word after the summary (for the estimate of the context afterwards)."""
 
 
 @dataclass(slots=True)
@@ -75,60 +79,65 @@ class CompactionResult:
     tokens_before: int
     details: dict[str, Any] = field(default_factory=dict)
     """``{"readFiles": [...], "modifiedFiles": [...]}``, stored with the entry for the next compaction."""
+    usage: Usage | None = None
+    """Of the summary call(s); store it with the entry (`append_compaction(usage=...)`)."""
+    estimated_tokens_after: int = 0
+    """Estimate of the context after compaction: the summary plus the kept messages."""
 
 
-def _messages(entries: Sequence[SessionEntry]) -> list[AgentMessage]:
-    out = []
-    for entry in entries:
-        if isinstance(entry, CompactionEntry):
-            continue
-        message = entry_to_message(entry)
-        if message is not None:
-            out.append(message)
-    return out
+@dataclass(slots=True)
+class BranchView:
+    """The part of a branch a compaction works on, as the model sees it."""
+
+    path: list[SessionEntry]
+    items: list[ContextItem]
+    start: int
+    previous: CompactionEntry | None
+    tokens_before: int
 
 
-def prepare_compaction(
-    path_entries: Sequence[SessionEntry], settings: CompactionSettingsLike
-) -> CompactionPreparation | None:
-    """What to summarize on this branch (root first), or None when there is nothing to summarize."""
-    if not path_entries or isinstance(path_entries[-1], CompactionEntry):
+def branch_view(path_entries: Sequence[SessionEntry]) -> BranchView | None:
+    path = list(path_entries)
+    if not path or isinstance(path[-1], CompactionEntry):
         return None
-    previous_index = next(
-        (i for i in range(len(path_entries) - 1, -1, -1) if isinstance(path_entries[i], CompactionEntry)), -1
-    )
-    previous = path_entries[previous_index] if previous_index >= 0 else None
+    previous_index = latest_compaction_index(path)
+    previous = path[previous_index] if previous_index >= 0 else None
     assert previous is None or isinstance(previous, CompactionEntry)
     # What the previous compaction kept is in the context word for word, not in its summary: it is
     # summarized (or kept) again now, or it would drop out of the context altogether.
     start = 0
     if previous is not None:
         start = next(
-            (i for i in range(previous_index) if path_entries[i].id == previous.first_kept_entry_id),
+            (i for i in range(previous_index) if path[i].id == previous.first_kept_entry_id),
             previous_index + 1,
         )
-    end = len(path_entries)
-    context_messages = build_session_context(path_entries, path_entries[-1].id or LATEST).messages
-    tokens_before = estimate_context_tokens(context_messages).tokens
+    edits = latest_edits(path)
+    projection = project_entries(context_entries_of_path(path), edits)
+    tokens_before = estimate_context_tokens([p.message for p in projection]).tokens
+    return BranchView(path, context_items(path, edits), start, previous, tokens_before)
 
-    cut = find_cut_point(path_entries, start, end, settings.keep_recent_tokens)
-    first_kept = path_entries[cut.first_kept_entry_index]
+
+def _messages(items: Sequence[ContextItem]) -> list[AgentMessage]:
+    return [item.message for item in items if item.message is not None]
+
+
+def preparation_at(branch: BranchView, cut: CutPoint, settings: CompactionSettingsLike) -> CompactionPreparation | None:
+    """The preparation for cutting `branch` at `cut`, or None when nothing would be summarized."""
+    items, start = branch.items, branch.start
+    first_kept = items[cut.first_kept_entry_index].entry
     if not first_kept.id:
         return None
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
-    to_summarize = _messages(path_entries[start:history_end])
-    turn_prefix = (
-        _messages(path_entries[cut.turn_start_index : cut.first_kept_entry_index]) if cut.is_split_turn else []
-    )
+    to_summarize = _messages(items[start:history_end])
+    turn_prefix = _messages(items[cut.turn_start_index : cut.first_kept_entry_index]) if cut.is_split_turn else []
     if not to_summarize and not turn_prefix:
         return None
-
     previous_summary: str | None = None
     file_ops = FileOperations()
-    if previous is not None:
-        previous_summary = previous.summary
-        if not previous.from_hook:
-            add_details(previous.details, file_ops)
+    if branch.previous is not None:
+        previous_summary = branch.previous.summary
+        if not branch.previous.from_hook:
+            add_details(branch.previous.details, file_ops)
     extract_file_ops(to_summarize, file_ops)
     extract_file_ops(turn_prefix, file_ops)
     return CompactionPreparation(
@@ -136,180 +145,137 @@ def prepare_compaction(
         messages_to_summarize=to_summarize,
         turn_prefix_messages=turn_prefix,
         is_split_turn=cut.is_split_turn,
-        tokens_before=tokens_before,
+        tokens_before=branch.tokens_before,
         previous_summary=previous_summary,
         file_ops=file_ops,
         settings=settings,
+        kept_messages=_messages(items[cut.first_kept_entry_index :]),
     )
 
 
-async def request_summary(
-    prompt: str,
-    model: Model,
-    max_tokens: int,
-    api_key: str | None,
-    complete_fn: CompleteFn,
-    signal: AbortSignal | None,
-    *,
-    reasoning: bool = True,
-) -> AssistantMessage:
-    """One summarization request; the reply comes back whatever its stop reason."""
-    context = Context(
-        system_prompt=SUMMARIZATION_SYSTEM_PROMPT,
-        messages=[UserMessage(content=[TextContent(text=prompt)])],
-    )
-    options = StreamOptions(
-        max_tokens=max_tokens,
-        signal=signal,
-        api_key=api_key,
-        reasoning="high" if reasoning and model.reasoning else None,
-    )
-    return await complete_fn(model, context, options)
+def prepare_compaction(
+    path_entries: Sequence[SessionEntry], settings: CompactionSettingsLike
+) -> CompactionPreparation | None:
+    """What to summarize on this branch (root first), or None when there is nothing to summarize."""
+    branch = branch_view(path_entries)
+    if branch is None:
+        return None
+    cut = find_cut_point(branch.items, branch.start, len(branch.items), settings.keep_recent_tokens)
+    return preparation_at(branch, cut, settings)
 
 
-def _max_tokens(model: Model, share_of_reserve: float) -> int:
-    """A share of the reserve, but never more than the model can write (a provider rejects such a request)."""
-    limit = math.floor(share_of_reserve)
-    return min(limit, model.max_tokens) if model.max_tokens > 0 else limit
+def require_compaction(path_entries: Sequence[SessionEntry], settings: CompactionSettingsLike) -> CompactionPreparation:
+    """`prepare_compaction`, raising NothingToCompactError (``Already compacted`` / ``Nothing to compact …``)."""
+    at = latest_compaction_index(path_entries)
+    if at >= 0 and not any(item.message for item in context_items(path_entries[at + 1 :])):
+        raise NothingToCompactError(ALREADY_COMPACTED)
+    preparation = prepare_compaction(path_entries, settings)
+    if preparation is None:
+        raise NothingToCompactError(NOTHING_TO_COMPACT)
+    return preparation
 
 
-def reply_text(reply: AssistantMessage) -> str:
-    return "\n".join(b.text for b in reply.content if isinstance(b, TextContent))
-
-
-async def _summarize(
-    prompt: str,
-    model: Model,
-    max_tokens: int,
-    api_key: str | None,
-    complete_fn: CompleteFn,
-    signal: AbortSignal | None,
-    failure: str,
+def summary_prompt(
+    messages: Sequence[AgentMessage], custom_instructions: str | None = None, previous_summary: str | None = None
 ) -> str:
-    try:
-        reply = await request_summary(prompt, model, max_tokens, api_key, complete_fn, signal)
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:
-        raise CompactionError(f"{failure}: {exc}") from exc
-    if reply.stop_reason == "aborted" or (signal is not None and signal.aborted):
-        raise CompactionCancelledError()
-    if reply.stop_reason == "error":
-        raise CompactionError(f"{failure}: {reply.error_message or 'Unknown error'}")
-    return reply_text(reply)
-
-
-async def generate_summary(
-    messages: Sequence[AgentMessage],
-    model: Model,
-    reserve_tokens: int,
-    api_key: str | None,
-    complete_fn: CompleteFn,
-    signal: AbortSignal | None = None,
-    custom_instructions: str | None = None,
-    previous_summary: str | None = None,
-) -> str:
-    """A summary of `messages`, merged into `previous_summary` when there is one."""
+    """The user text of a history summary request."""
     instructions = UPDATE_SUMMARIZATION_PROMPT if previous_summary else SUMMARIZATION_PROMPT
     if custom_instructions:
         instructions = f"{instructions}\n\nAdditional focus: {custom_instructions}"
     prompt = f"<conversation>\n{serialize_conversation(convert_to_llm(messages))}\n</conversation>\n\n"
     if previous_summary:
         prompt += f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n"
-    prompt += instructions
-    return await _summarize(
-        prompt, model, _max_tokens(model, 0.8 * reserve_tokens), api_key, complete_fn, signal, "Summarization failed"
-    )
+    return prompt + instructions
 
 
-async def generate_turn_prefix_summary(
-    messages: Sequence[AgentMessage],
-    model: Model,
-    reserve_tokens: int,
-    api_key: str | None,
-    complete_fn: CompleteFn,
-    signal: AbortSignal | None = None,
-) -> str:
+def turn_prefix_prompt(messages: Sequence[AgentMessage], custom_instructions: str | None = None) -> str:
+    """The user text of a split turn's prefix summary request."""
     prompt = (
-        f"<conversation>\n{serialize_conversation(convert_to_llm(messages))}\n</conversation>\n\n"
-        f"{TURN_PREFIX_SUMMARIZATION_PROMPT}"
+        f"{TURN_PREFIX_HEADER}{serialize_conversation(convert_to_llm(messages))}"
+        f"{TURN_PREFIX_INSTRUCTIONS_HEADER}{TURN_PREFIX_SUMMARIZATION_PROMPT}"
     )
-    return await _summarize(
-        prompt,
-        model,
-        _max_tokens(model, 0.5 * reserve_tokens),
-        api_key,
-        complete_fn,
-        signal,
-        "Turn prefix summarization failed",
-    )
+    if custom_instructions:
+        prompt += f"\n\nAdditional focus: {custom_instructions}"
+    return prompt
 
 
 async def compact(
     preparation: CompactionPreparation,
-    model: Model,
+    model: Model | None,
     api_key: str | None,
     complete_fn: CompleteFn,
     custom_instructions: str | None = None,
     signal: AbortSignal | None = None,
+    *,
+    thinking_level: str | None = None,
+    retry: SummaryRetry | None = None,
+    session_id: str | None = None,
 ) -> CompactionResult:
-    """Summarize what `preparation` selected. Raises CompactionError (``Summarization failed: …``)."""
-    reserve = preparation.settings.reserve_tokens
+    """Summarize what `preparation` selected. Raises CompactionError (``Summarization failed: …``).
+
+    `thinking_level` is the session's (reasoning follows it); `retry` the ``retry`` settings and the
+    hooks for ``summarization_retry_*`` events. A split turn's two requests are sent one after the other.
+    """
+    if model is None:
+        raise NoSummaryModelError()
+    request = SummaryRequest(model, complete_fn, api_key, thinking_level, signal, session_id, retry)
+    usage: Usage | None = None
+    history: str | None = None
+    if preparation.messages_to_summarize or not preparation.is_split_turn:
+        reply = await request_summary(
+            request,
+            summary_prompt(preparation.messages_to_summarize, custom_instructions, preparation.previous_summary),
+            "Summarization failed",
+            "Summarization attempted to call a tool",
+        )
+        history, usage = reply.text, reply.usage
     if preparation.is_split_turn and preparation.turn_prefix_messages:
-
-        async def history() -> str:
-            if not preparation.messages_to_summarize:
-                # The turn began right where the previous compaction cut: its summary is the history.
-                return preparation.previous_summary or "No prior history."
-            return await generate_summary(
-                preparation.messages_to_summarize,
-                model,
-                reserve,
-                api_key,
-                complete_fn,
-                signal,
-                custom_instructions,
-                preparation.previous_summary,
-            )
-
-        history_summary, prefix_summary = await asyncio.gather(
-            history(),
-            generate_turn_prefix_summary(
-                preparation.turn_prefix_messages, model, reserve, api_key, complete_fn, signal
-            ),
+        prefix = await request_summary(
+            request,
+            turn_prefix_prompt(preparation.turn_prefix_messages, custom_instructions),
+            "Turn prefix summarization failed",
+            "Turn prefix summarization attempted to call a tool",
         )
-        summary = f"{history_summary}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix_summary}"
+        usage = add_usage(usage, prefix.usage)
+        # The turn may begin right where the previous compaction cut: its summary is then the history.
+        base = history or preparation.previous_summary or "No prior history."
+        summary = f"{base}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix.text}"
     else:
-        summary = await generate_summary(
-            preparation.messages_to_summarize,
-            model,
-            reserve,
-            api_key,
-            complete_fn,
-            signal,
-            custom_instructions,
-            preparation.previous_summary,
-        )
+        summary = history or ""
+    if signal is not None and signal.aborted:
+        raise CompactionCancelledError()
     read_files, modified_files = compute_file_lists(preparation.file_ops)
     summary += format_file_operations(read_files, modified_files)
+    after = estimate_tokens(CompactionSummaryMessage(summary=summary, tokens_before=preparation.tokens_before))
+    after += sum(estimate_tokens(m) for m in preparation.kept_messages)
     return CompactionResult(
         summary=summary,
         first_kept_entry_id=preparation.first_kept_entry_id,
         tokens_before=preparation.tokens_before,
         details=file_lists_details(read_files, modified_files),
+        usage=usage,
+        estimated_tokens_after=after,
     )
 
 
 __all__ = [
+    "ALREADY_COMPACTED",
+    "NOTHING_TO_COMPACT",
+    "BranchView",
     "CompactionCancelledError",
     "CompactionError",
     "CompactionPreparation",
     "CompactionResult",
     "CompleteFn",
+    "NoSummaryModelError",
+    "NothingToCompactError",
+    "SummaryRetry",
+    "branch_view",
     "compact",
-    "generate_summary",
-    "generate_turn_prefix_summary",
+    "preparation_at",
     "prepare_compaction",
     "reply_text",
-    "request_summary",
+    "require_compaction",
+    "summary_prompt",
+    "turn_prefix_prompt",
 ]

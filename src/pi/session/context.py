@@ -1,8 +1,17 @@
 """What the model sees of a session: the messages on the path from the root to one leaf.
 
-The file is a tree; the conversation is one branch of it. Walking that branch also restores the
-state the user last chose on it (thinking level, model), and applies the latest compaction, which
-stands in for everything before the first entry it kept.
+The file is a tree; the conversation is one branch of it. Building the context of a branch takes
+three steps, each available on its own:
+
+1. `build_context_entries`: the entries that still count. With a compaction on the path, the latest
+   one stands in for everything before the first entry it kept; system messages in the kept range
+   are left out, because the compaction carries its own checkpoint of the prompt and tools.
+2. `build_session_projection`: those entries as messages, with the latest `context_edit` of each
+   target applied (the target omitted, or its content replaced). The file keeps the originals.
+3. `build_session_context`: the messages plus the state the user last chose on the whole path
+   (thinking level, model).
+
+Everything is one pass over the path, so a branch 20,000 entries deep costs no more than a list walk.
 """
 
 from __future__ import annotations
@@ -11,7 +20,7 @@ import enum
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -19,6 +28,7 @@ from pi.agent.messages import AgentMessage
 from pi.session.entries import (
     BranchSummaryEntry,
     CompactionEntry,
+    ContextEditEntry,
     CustomMessageEntry,
     MessageEntry,
     ModelChangeEntry,
@@ -26,9 +36,13 @@ from pi.session.entries import (
     ThinkingLevelChangeEntry,
     iso_to_ms,
     parse_messages,
+    parse_stored_message,
 )
 from pi.session.messages import BranchSummaryMessage, CompactionSummaryMessage, CustomMessage
-from pi.session.storage import gc_paused
+
+EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult"})
+"""Message roles whose content a `context_edit` may replace (besides `custom_message` entries)."""
+_TEXT_BLOCK_ROLES = frozenset({"assistant", "toolResult"})
 
 
 class ModelRef(NamedTuple):
@@ -43,12 +57,24 @@ class SessionContext:
     model: ModelRef | None = None
 
 
+@dataclass(slots=True, frozen=True)
+class ProjectedMessage:
+    """One message of the context and the entry it comes from (a compaction gives two: checkpoint, summary)."""
+
+    entry: SessionEntry
+    message: AgentMessage
+    edited: bool = False
+    """True when a `context_edit` replaced the entry's content."""
+
+
 class _Leaf(enum.Enum):
     LATEST = "latest"
 
 
 LATEST = _Leaf.LATEST
 """Leaf argument meaning "the last entry in the file" (as opposed to None: before the first entry)."""
+
+LeafArg = str | _Leaf | None
 
 
 def path_to(leaf_id: str | None, by_id: Mapping[str, SessionEntry]) -> list[SessionEntry]:
@@ -64,28 +90,45 @@ def path_to(leaf_id: str | None, by_id: Mapping[str, SessionEntry]) -> list[Sess
     return path
 
 
+def resolve_path(
+    entries: Sequence[SessionEntry], leaf_id: LeafArg = LATEST, by_id: Mapping[str, SessionEntry] | None = None
+) -> list[SessionEntry]:
+    """The path (root first) ending at `leaf_id`: LATEST means the last entry, None or an empty file nothing."""
+    if leaf_id is None or not entries:
+        return []
+    index = by_id if by_id is not None else {e.id: e for e in entries if e.id}
+    leaf = index.get(leaf_id) if isinstance(leaf_id, str) else None
+    if leaf is None:
+        leaf = entries[-1]
+    return path_to(leaf.id, index) if leaf.id else [leaf]
+
+
 def entry_to_message(entry: SessionEntry) -> AgentMessage | None:
     """The context message of an entry, or None for entries the model never sees."""
     if isinstance(entry, MessageEntry):
         return entry.message
     if isinstance(entry, CustomMessageEntry):
-        try:
-            return CustomMessage.model_validate(
-                {
-                    "customType": entry.custom_type,
-                    "content": entry.content,
-                    "display": entry.display,
-                    "details": entry.details,
-                    "timestamp": iso_to_ms(entry.timestamp),
-                }
-            )
-        except ValidationError:
-            return None
+        return custom_entry_message(entry, entry.content)
     if isinstance(entry, BranchSummaryEntry) and entry.summary:
         return BranchSummaryMessage(summary=entry.summary, from_id=entry.from_id, timestamp=iso_to_ms(entry.timestamp))
     if isinstance(entry, CompactionEntry):
         return compaction_message(entry)
     return None
+
+
+def custom_entry_message(entry: CustomMessageEntry, content: Any) -> CustomMessage | None:
+    try:
+        return CustomMessage.model_validate(
+            {
+                "customType": entry.custom_type,
+                "content": content,
+                "display": entry.display,
+                "details": entry.details,
+                "timestamp": iso_to_ms(entry.timestamp),
+            }
+        )
+    except ValidationError:
+        return None
 
 
 def compaction_message(entry: CompactionEntry) -> CompactionSummaryMessage:
@@ -97,30 +140,107 @@ def compaction_message(entry: CompactionEntry) -> CompactionSummaryMessage:
     )
 
 
+def compaction_checkpoint(entry: CompactionEntry) -> AgentMessage | None:
+    """The system message a compaction stored as the prompt and tools at its boundary, if any."""
+    if not isinstance(entry.system_message, dict):
+        return None
+    message = parse_stored_message(entry.system_message)
+    return message if message.role == "system" else None
+
+
+def is_system_entry(entry: SessionEntry) -> bool:
+    return isinstance(entry, MessageEntry) and entry.role == "system"
+
+
+def latest_compaction_index(path: Sequence[SessionEntry]) -> int:
+    for position in range(len(path) - 1, -1, -1):
+        if isinstance(path[position], CompactionEntry):
+            return position
+    return -1
+
+
+def context_entries_of_path(path: Sequence[SessionEntry]) -> list[SessionEntry]:
+    """Step 1 on a path (root first): see the module docstring. Older compactions are dropped."""
+    at = latest_compaction_index(path)
+    if at < 0:
+        return list(path)
+    compaction = path[at]
+    assert isinstance(compaction, CompactionEntry)
+    out: list[SessionEntry] = [compaction]
+    keeping = False
+    for entry in path[:at]:
+        keeping = keeping or entry.id == compaction.first_kept_entry_id
+        if keeping and not isinstance(entry, CompactionEntry) and not is_system_entry(entry):
+            out.append(entry)
+    out.extend(e for e in path[at + 1 :] if not isinstance(e, CompactionEntry))
+    return out
+
+
+def latest_edits(path: Sequence[SessionEntry]) -> dict[str, ContextEditEntry]:
+    """The latest `context_edit` of each target on the path."""
+    return {e.target_id: e for e in path if isinstance(e, ContextEditEntry)}
+
+
+def edited_message(entry: SessionEntry, replacement: dict[str, Any]) -> AgentMessage | None:
+    """The entry's message with its content replaced; None when the replacement does not fit the entry."""
+    content = replacement.get("content")
+    if isinstance(entry, CustomMessageEntry):
+        return custom_entry_message(entry, content)
+    if not isinstance(entry, MessageEntry) or entry.role not in EDITABLE_ROLES:
+        return None
+    if isinstance(content, str) and entry.role in _TEXT_BLOCK_ROLES:
+        content = [{"type": "text", "text": content}]
+    message = parse_stored_message({**entry.message_json, "content": content})
+    return message if message.role == entry.role else None
+
+
+def project_entries(
+    entries: Sequence[SessionEntry], edits: Mapping[str, ContextEditEntry] | None = None
+) -> list[ProjectedMessage]:
+    """Step 2: the messages of `entries` (output of step 1, or any slice of a path) with `edits` applied."""
+    parse_messages([e for e in entries if isinstance(e, MessageEntry)])
+    out: list[ProjectedMessage] = []
+    for entry in entries:
+        edit = edits.get(entry.id) if edits else None
+        if edit is not None:
+            if edit.replacement is None:
+                continue
+            message = edited_message(entry, edit.replacement)
+            if message is not None:
+                out.append(ProjectedMessage(entry, message, edited=True))
+                continue
+        if isinstance(entry, CompactionEntry):
+            checkpoint = compaction_checkpoint(entry)
+            if checkpoint is not None:
+                out.append(ProjectedMessage(entry, checkpoint))
+        message = entry_to_message(entry)
+        if message is not None:
+            out.append(ProjectedMessage(entry, message))
+    return out
+
+
+def build_context_entries(
+    entries: Sequence[SessionEntry], leaf_id: LeafArg = LATEST, by_id: Mapping[str, SessionEntry] | None = None
+) -> list[SessionEntry]:
+    """The entries of the branch ending at `leaf_id` that still count for the context (step 1)."""
+    return context_entries_of_path(resolve_path(entries, leaf_id, by_id))
+
+
+def build_session_projection(
+    entries: Sequence[SessionEntry], leaf_id: LeafArg = LATEST, by_id: Mapping[str, SessionEntry] | None = None
+) -> list[ProjectedMessage]:
+    """The context messages of the branch ending at `leaf_id`, context edits applied (steps 1 and 2)."""
+    path = resolve_path(entries, leaf_id, by_id)
+    return project_entries(context_entries_of_path(path), latest_edits(path))
+
+
 def build_session_context(
-    entries: Sequence[SessionEntry],
-    leaf_id: str | _Leaf | None = LATEST,
-    by_id: Mapping[str, SessionEntry] | None = None,
+    entries: Sequence[SessionEntry], leaf_id: LeafArg = LATEST, by_id: Mapping[str, SessionEntry] | None = None
 ) -> SessionContext:
     """The context of the branch ending at `leaf_id` (default: the last entry; None: empty)."""
-    if leaf_id is None or not entries:
-        return SessionContext()
-    with gc_paused():
-        return _build(entries, leaf_id, by_id)
-
-
-def _build(
-    entries: Sequence[SessionEntry], leaf_id: str | _Leaf, by_id: Mapping[str, SessionEntry] | None
-) -> SessionContext:
-    index = by_id if by_id is not None else {e.id: e for e in entries if e.id}
-    leaf = index.get(leaf_id) if isinstance(leaf_id, str) else None
-    if leaf is None:
-        leaf = entries[-1]
-    path = path_to(leaf.id, index) if leaf.id else [leaf]
-
+    path = resolve_path(entries, leaf_id, by_id)
     context = SessionContext()
-    compaction_at = -1
-    for position, entry in enumerate(path):
+    for entry in path:
         if isinstance(entry, ThinkingLevelChangeEntry):
             context.thinking_level = entry.thinking_level
         elif isinstance(entry, ModelChangeEntry):
@@ -129,43 +249,28 @@ def _build(
             provider, model = entry.message_json.get("provider"), entry.message_json.get("model")
             if isinstance(provider, str) and isinstance(model, str):
                 context.model = ModelRef(provider, model)
-        elif isinstance(entry, CompactionEntry):
-            compaction_at = position
-
-    parse_messages([e for e in path[max(compaction_at, 0) :] if isinstance(e, MessageEntry)])
-    messages = context.messages
-    if compaction_at >= 0:
-        compaction = path[compaction_at]
-        assert isinstance(compaction, CompactionEntry)
-        messages.append(compaction_message(compaction))
-        keeping = False
-        for entry in path[:compaction_at]:
-            keeping = keeping or entry.id == compaction.first_kept_entry_id
-            if keeping:
-                _append(messages, entry)
-        for entry in path[compaction_at + 1 :]:
-            _append(messages, entry)
-    else:
-        for entry in path:
-            _append(messages, entry)
+    projection = project_entries(context_entries_of_path(path), latest_edits(path))
+    context.messages = [item.message for item in projection]
     return context
 
 
-def _append(messages: list[AgentMessage], entry: SessionEntry) -> None:
-    """Only the latest compaction speaks for the history; older ones on the path are already inside it."""
-    if isinstance(entry, CompactionEntry):
-        return
-    message = entry_to_message(entry)
-    if message is not None:
-        messages.append(message)
-
-
 __all__ = [
+    "EDITABLE_ROLES",
     "LATEST",
     "ModelRef",
+    "ProjectedMessage",
     "SessionContext",
+    "build_context_entries",
     "build_session_context",
+    "build_session_projection",
+    "compaction_checkpoint",
     "compaction_message",
+    "context_entries_of_path",
+    "edited_message",
     "entry_to_message",
+    "latest_compaction_index",
+    "latest_edits",
     "path_to",
+    "project_entries",
+    "resolve_path",
 ]

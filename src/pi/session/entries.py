@@ -10,26 +10,31 @@ reading its lines, and a message this version cannot parse is still written back
 from __future__ import annotations
 
 import functools
-import uuid
-from collections.abc import Container
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import Field, TypeAdapter, ValidationError
 
 from pi.agent.messages import AgentMessage, to_jsonable
 from pi.ai.types import AssistantMessage, ToolResultMessage, UserMessage
+from pi.session.header import (
+    CURRENT_SESSION_VERSION,
+    SessionHeader,
+    iso_from_datetime,
+    iso_now,
+    iso_to_ms,
+    new_entry_id,
+    reorder,
+)
 from pi.session.messages import (
     BashExecutionMessage,
     BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
+    SystemMessage,
     UnknownRoleMessage,
     parse_agent_message,
 )
-
-CURRENT_SESSION_VERSION = 3
 
 _KnownMessage: TypeAlias = Annotated[
     UserMessage
@@ -38,7 +43,8 @@ _KnownMessage: TypeAlias = Annotated[
     | BashExecutionMessage
     | CustomMessage
     | BranchSummaryMessage
-    | CompactionSummaryMessage,
+    | CompactionSummaryMessage
+    | SystemMessage,
     Field(discriminator="role"),
 ]
 
@@ -52,35 +58,6 @@ def _message_adapter() -> TypeAdapter[_KnownMessage]:
 @functools.cache
 def _messages_adapter() -> TypeAdapter[list[_KnownMessage]]:
     return TypeAdapter(list[_KnownMessage])
-
-
-def iso_now() -> str:
-    """The current time the way pi writes it: ISO 8601, UTC, milliseconds, ``Z``."""
-    return iso_from_datetime(datetime.now(UTC))
-
-
-def iso_from_datetime(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-
-
-def iso_to_ms(timestamp: str) -> int:
-    """Milliseconds since the epoch of an ISO timestamp; 0 when it cannot be read."""
-    try:
-        moment = datetime.fromisoformat(timestamp)
-    except (TypeError, ValueError):
-        return 0
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
-
-
-def new_entry_id(taken: Container[str]) -> str:
-    """Eight hex characters, unique among `taken` (short enough to type, as pi's ids are)."""
-    for _ in range(100):
-        candidate = uuid.uuid4().hex[:8]
-        if candidate not in taken:
-            return candidate
-    return uuid.uuid4().hex
 
 
 def parse_stored_message(data: dict[str, Any]) -> AgentMessage:
@@ -109,55 +86,6 @@ def parse_messages(entries: list[MessageEntry]) -> None:
         entry.parsed = message
 
 
-# --- header ---------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True, kw_only=True)
-class SessionHeader:
-    """Line 1 of a session file; not part of the entry tree."""
-
-    type: Literal["session"] = "session"
-    id: str
-    timestamp: str
-    cwd: str
-    version: int = CURRENT_SESSION_VERSION
-    parent_session: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "type": "session",
-            "version": self.version,
-            "id": self.id,
-            "timestamp": self.timestamp,
-            "cwd": self.cwd,
-        }
-        if self.parent_session is not None:
-            out["parentSession"] = self.parent_session
-        out.update(self.extra)
-        return out
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SessionHeader | None:
-        """The header, or None when `data` is not one (not a ``session`` line, or no string id)."""
-        if data.get("type") != "session" or not isinstance(data.get("id"), str):
-            return None
-        rest = dict(data)
-        rest.pop("type")
-        version = rest.pop("version", 1)
-        timestamp = rest.pop("timestamp", "")
-        cwd = rest.pop("cwd", "")
-        parent = rest.pop("parentSession", None)
-        return cls(
-            id=rest.pop("id"),
-            timestamp=timestamp if isinstance(timestamp, str) else "",
-            cwd=cwd if isinstance(cwd, str) else "",
-            version=version if isinstance(version, int) else 1,
-            parent_session=parent if isinstance(parent, str) else None,
-            extra=rest,
-        )
-
-
 # --- entries --------------------------------------------------------------------------------------
 
 
@@ -169,6 +97,8 @@ class _Entry:
     parent_id: str | None
     timestamp: str = field(default_factory=iso_now)
     extra: dict[str, Any] = field(default_factory=dict)
+    key_order: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
+    """The JSON key order of the line this entry was read from, when it differs from pi's usual one."""
 
     FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = ()
     """(attribute, JSON key, required) of the type's own fields, in pi's order."""
@@ -185,7 +115,7 @@ class _Entry:
             if required or value is not None:
                 out[key] = value
         out.update(self.extra)
-        return out
+        return reorder(out, self.key_order) if self.key_order is not None else out
 
 
 @dataclass(slots=True, kw_only=True)
@@ -249,34 +179,49 @@ class CompactionEntry(_Entry):
     type: Literal["compaction"] = "compaction"
     summary: str
     first_kept_entry_id: str
+    """The first entry kept word for word; the compaction's own id when it keeps nothing."""
     tokens_before: int
     details: Any = None
     """pi's own compactions store ``{"readFiles": [...], "modifiedFiles": [...]}``."""
+    usage: Any = None
+    """The summary request's usage (JSON, as an assistant message's ``usage``)."""
     from_hook: bool | None = None
+    system_message: dict[str, Any] | None = None
+    """The full prompt and tools in force at the boundary (a ``role:"system"`` message's JSON)."""
 
     FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
         ("summary", "summary", True),
         ("first_kept_entry_id", "firstKeptEntryId", True),
         ("tokens_before", "tokensBefore", True),
         ("details", "details", False),
+        ("usage", "usage", False),
         ("from_hook", "fromHook", False),
+        ("system_message", "systemMessage", False),
     )
+
+    @property
+    def retains_none(self) -> bool:
+        """True when nothing before the compaction is kept (it names itself as the first kept entry)."""
+        return self.first_kept_entry_id == self.id
 
 
 @dataclass(slots=True, kw_only=True)
 class BranchSummaryEntry(_Entry):
-    """What happened on a branch the user left; `from_id` is the entry returned to (as pi writes it), or ``"root"``."""
+    """What happened on a branch the user left; `from_id` is the leaf before navigating, or ``"root"``."""
 
     type: Literal["branch_summary"] = "branch_summary"
     from_id: str
     summary: str
     details: Any = None
+    usage: Any = None
+    """The summary request's usage (JSON)."""
     from_hook: bool | None = None
 
     FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
         ("from_id", "fromId", True),
         ("summary", "summary", True),
         ("details", "details", False),
+        ("usage", "usage", False),
         ("from_hook", "fromHook", False),
     )
 
@@ -333,6 +278,45 @@ class SessionInfoEntry(_Entry):
 
 
 @dataclass(slots=True, kw_only=True)
+class UsageEntry(_Entry):
+    """Model work outside the conversation (e.g. ``kind:"cache_warm"``): counts toward totals, never in context."""
+
+    type: Literal["usage"] = "usage"
+    kind: str
+    provider: str
+    model: str
+    usage: Any
+    """JSON of a `pi.ai.types.Usage`."""
+    note: str | None = None
+
+    FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
+        ("kind", "kind", True),
+        ("provider", "provider", True),
+        ("model", "model", True),
+        ("usage", "usage", True),
+        ("note", "note", False),
+    )
+
+
+@dataclass(slots=True, kw_only=True)
+class ContextEditEntry(_Entry):
+    """An append-only edit of what an earlier entry contributes to the model's context.
+
+    `replacement` None omits the target from future requests; ``{"content": ...}`` replaces its
+    content. The file keeps the original; the latest edit of a target on the branch wins.
+    """
+
+    type: Literal["context_edit"] = "context_edit"
+    target_id: str
+    replacement: dict[str, Any] | None
+
+    FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
+        ("target_id", "targetId", True),
+        ("replacement", "replacement", True),
+    )
+
+
+@dataclass(slots=True, kw_only=True)
 class UnknownEntry(_Entry):
     """An entry this version cannot read (a newer type, or a known type with a broken shape), kept verbatim."""
 
@@ -353,6 +337,8 @@ SessionEntry: TypeAlias = (
     | CustomMessageEntry
     | LabelEntry
     | SessionInfoEntry
+    | UsageEntry
+    | ContextEditEntry
     | UnknownEntry
 )
 
@@ -366,11 +352,26 @@ ENTRY_TYPES: dict[str, type[_Entry]] = {
     "custom_message": CustomMessageEntry,
     "label": LabelEntry,
     "session_info": SessionInfoEntry,
+    "usage": UsageEntry,
+    "context_edit": ContextEditEntry,
 }
 
 _STRING_FIELDS = frozenset(
-    {"thinkingLevel", "provider", "modelId", "summary", "firstKeptEntryId", "fromId", "customType", "targetId"}
+    {
+        "thinkingLevel",
+        "provider",
+        "modelId",
+        "summary",
+        "firstKeptEntryId",
+        "fromId",
+        "customType",
+        "targetId",
+        "kind",
+        "model",
+    }
 )
+_DICT_OR_NULL_FIELDS = frozenset({"replacement", "systemMessage"})
+_MESSAGE_KEYS = ("type", "id", "parentId", "timestamp", "message")
 
 
 def entry_from_dict(data: dict[str, Any]) -> SessionEntry:
@@ -379,15 +380,9 @@ def entry_from_dict(data: dict[str, Any]) -> SessionEntry:
     entry_id = data.get("id")
     parent_id = data.get("parentId")
     timestamp = data.get("timestamp")
-    if (
-        kind == "message"
-        and len(data) == 5
-        and "parentId" in data
-        and isinstance(entry_id, str)
-        and isinstance(timestamp, str)
-    ):
+    if kind == "message" and len(data) == 5 and isinstance(entry_id, str) and isinstance(timestamp, str):
         message = data.get("message")
-        if type(message) is dict and (parent_id is None or isinstance(parent_id, str)):
+        if type(message) is dict and (parent_id is None or isinstance(parent_id, str)) and tuple(data) == _MESSAGE_KEYS:
             return MessageEntry(id=entry_id, parent_id=parent_id, timestamp=timestamp, message_json=message)
     cls = ENTRY_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is not None and isinstance(entry_id, str) and (parent_id is None or isinstance(parent_id, str)):
@@ -405,15 +400,20 @@ def entry_from_dict(data: dict[str, Any]) -> SessionEntry:
                 break
             if key == "message" and not isinstance(value, dict):
                 break
+            if key in _DICT_OR_NULL_FIELDS and value is not None and not isinstance(value, dict):
+                break
             values[attr] = value
         else:
-            return cls(  # type: ignore[return-value]
+            entry = cls(
                 id=entry_id,
                 parent_id=parent_id,
                 timestamp=timestamp if isinstance(timestamp, str) else "",
                 extra=rest,
                 **values,
             )
+            if list(entry.to_dict()) != list(data):
+                entry.key_order = tuple(data)
+            return entry  # type: ignore[return-value]
     return UnknownEntry(
         type=kind if isinstance(kind, str) else "",
         id=entry_id if isinstance(entry_id, str) else "",
@@ -428,6 +428,7 @@ __all__ = [
     "ENTRY_TYPES",
     "BranchSummaryEntry",
     "CompactionEntry",
+    "ContextEditEntry",
     "CustomEntry",
     "CustomMessageEntry",
     "LabelEntry",
@@ -438,6 +439,7 @@ __all__ = [
     "SessionInfoEntry",
     "ThinkingLevelChangeEntry",
     "UnknownEntry",
+    "UsageEntry",
     "entry_from_dict",
     "iso_from_datetime",
     "iso_now",
@@ -445,4 +447,5 @@ __all__ = [
     "new_entry_id",
     "parse_messages",
     "parse_stored_message",
+    "reorder",
 ]

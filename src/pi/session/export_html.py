@@ -30,6 +30,7 @@ from pi.session.context import entry_to_message
 from pi.session.entries import (
     BranchSummaryEntry,
     CompactionEntry,
+    ContextEditEntry,
     CustomEntry,
     CustomMessageEntry,
     LabelEntry,
@@ -39,9 +40,11 @@ from pi.session.entries import (
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
     UnknownEntry,
+    UsageEntry,
 )
 from pi.session.manager import SessionManager, SessionTreeNode
-from pi.session.messages import BashExecutionMessage, CustomMessage, UnknownRoleMessage
+from pi.session.markdown_html import render_markdown
+from pi.session.messages import BashExecutionMessage, CustomMessage, SystemMessage, UnknownRoleMessage
 
 _IMAGE_MIME = re.compile(r"image/[a-z0-9.+-]+")
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
@@ -87,6 +90,24 @@ def _blocks(content: str | list[Any]) -> str:
     return "".join(parts)
 
 
+def _system_html(message: SystemMessage) -> str:
+    """The prompt sections and tool changes a system message declares, folded away by default."""
+    parts = []
+    content = message.content if isinstance(message.content, str) else _text_of(list(message.content))
+    if content:
+        parts.append(f"<pre>{_e(content)}</pre>")
+    for name, text in (message.sections or {}).items():
+        body = "(removed)" if text is None else text
+        parts.append(f'<div class="meta">{_e(name)}</div><pre>{_e(body)}</pre>')
+    for tool in message.tools_added or []:
+        parts.append(f'<div class="tool-call"><span class="tool-name">{_e(tool.get("name", "?"))}</span>')
+        parts.append(f"<pre>{_e(json.dumps(tool, ensure_ascii=False, indent=2))}</pre></div>")
+    removed = ", ".join(str(t.get("name", "?")) for t in message.tools_removed or [])
+    if removed:
+        parts.append(f'<div class="meta">Tools removed: {_e(removed)}</div>')
+    return f"<details><summary>System prompt and tools</summary>{''.join(parts)}</details>"
+
+
 def _message_html(message: AgentMessage) -> tuple[str, str]:
     """(css class, inner html) of one message."""
     if isinstance(message, UserMessage):
@@ -102,7 +123,7 @@ def _message_html(message: AgentMessage) -> tuple[str, str]:
                     f'<div class="text">{_e(block.thinking)}</div></details>'
                 )
             elif isinstance(block, TextContent):
-                parts.append(f'<div class="text">{_e(block.text)}</div>')
+                parts.append(f'<div class="md">{render_markdown(block.text)}</div>')
             elif isinstance(block, ToolCall):
                 args = json.dumps(block.arguments, ensure_ascii=False, indent=2)
                 parts.append(
@@ -126,6 +147,8 @@ def _message_html(message: AgentMessage) -> tuple[str, str]:
         )
     if isinstance(message, CustomMessage):
         return "custom", f'<div class="role">{_e(message.custom_type)}</div>{_blocks(message.content)}'
+    if isinstance(message, SystemMessage):
+        return "system", _system_html(message)
     if isinstance(message, UnknownRoleMessage):
         return "note", f'<div class="note">Message of unknown role {_e(message.role)}</div>'
     return "note", f'<div class="note">{_e(getattr(message, "role", "message"))}</div>'
@@ -137,10 +160,11 @@ def _entry_html(entry: SessionEntry) -> tuple[str, str]:
     if isinstance(entry, CompactionEntry):
         return "summary", (
             f'<div class="role">Compaction <span class="meta">{_e(entry.tokens_before)} tokens before</span></div>'
-            f'<div class="text">{_e(entry.summary)}</div>'
+            f'<div class="md">{render_markdown(entry.summary)}</div>'
         )
     if isinstance(entry, BranchSummaryEntry):
-        return "summary", f'<div class="role">Branch summary</div><div class="text">{_e(entry.summary)}</div>'
+        summary = render_markdown(entry.summary)
+        return "summary", f'<div class="role">Branch summary</div><div class="md">{summary}</div>'
     if isinstance(entry, CustomMessageEntry):
         message = entry_to_message(entry)
         if message is not None:
@@ -156,6 +180,16 @@ def _entry_html(entry: SessionEntry) -> tuple[str, str]:
         return "note", f'<div class="note">Label {_e(entry.label or "(cleared)")} on {_e(entry.target_id)}</div>'
     if isinstance(entry, CustomEntry):
         return "note", f'<div class="note">Extension data: {_e(entry.custom_type)}</div>'
+    if isinstance(entry, UsageEntry):
+        tokens = entry.usage.get("totalTokens", 0) if isinstance(entry.usage, dict) else 0
+        note = f" ({entry.note})" if entry.note else ""
+        return "note", (
+            f'<div class="note">Usage outside the conversation: {_e(entry.kind)}, '
+            f"{_e(entry.provider)}/{_e(entry.model)}, {_e(tokens)} tokens{_e(note)}</div>"
+        )
+    if isinstance(entry, ContextEditEntry):
+        action = "left out of the context" if entry.replacement is None else "content replaced in the context"
+        return "note", f'<div class="note">Entry {_e(entry.target_id)} {action}</div>'
     return "note", f'<div class="note">Entry of type {_e(entry.type)}</div>'
 
 
@@ -198,6 +232,22 @@ def _walk(roots: list[SessionTreeNode]) -> Iterator[tuple[SessionTreeNode, int]]
         stack.extend((child, child_depth) for child in reversed(node.children))
 
 
+def _add_usage(tokens: dict[str, int], usage: Any) -> None:
+    """Add the JSON usage of a `usage`, compaction or branch summary entry (work outside the conversation)."""
+    if not isinstance(usage, dict):
+        return
+    for key in tokens:
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            tokens[key] += value
+
+
+def _usage_cost(usage: Any) -> float:
+    cost = usage.get("cost") if isinstance(usage, dict) else None
+    total = cost.get("total") if isinstance(cost, dict) else None
+    return float(total) if isinstance(total, int | float) and not isinstance(total, bool) else 0.0
+
+
 def _stats(manager: SessionManager) -> dict[str, Any]:
     tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
     cost = 0.0
@@ -220,6 +270,9 @@ def _stats(manager: SessionManager) -> dict[str, Any]:
                 tokens["cacheRead"] += usage.cache_read
                 tokens["cacheWrite"] += usage.cache_write
                 cost += usage.cost.total
+        else:
+            _add_usage(tokens, getattr(entry, "usage", None))
+            cost += _usage_cost(getattr(entry, "usage", None))
         if name is not None and name not in models:
             models.append(name)
     return {"tokens": tokens, "cost": cost, "models": models, "counts": counts}
@@ -340,6 +393,13 @@ pre { white-space:pre-wrap; word-wrap:break-word; margin:4px 0; font:12px/1.45 u
 .tool-result.error summary, .error { color:var(--error); }
 summary { cursor:pointer; color:var(--muted); }
 .image { max-width:100%; }
+#search { display:block; width:calc(100% - 24px); margin:4px 12px 8px; padding:4px 6px; background:var(--bg);
+  color:var(--text); border:1px solid var(--border); border-radius:4px; }
+.md p, .md ul, .md ol, .md blockquote { margin:4px 0; }
+.md pre { background:var(--bg); padding:6px 8px; border-radius:4px; }
+.md code { font:12px ui-monospace, monospace; }
+.md blockquote { border-left:3px solid var(--border); padding-left:8px; color:var(--muted); }
+.md a { color:var(--accent); }
 """
 
 _JS = """
@@ -365,6 +425,18 @@ _JS = """
       history.replaceState(null, "", "#" + a.dataset.id);
     });
   });
+  var search = document.getElementById("search");
+  var texts = {};
+  document.querySelectorAll("section.entry").forEach(function (el) {
+    texts[el.dataset.id] = el.textContent.toLowerCase();
+  });
+  search.addEventListener("input", function () {
+    var query = search.value.trim().toLowerCase();
+    document.querySelectorAll(".tree a").forEach(function (a) {
+      var hit = !query || (texts[a.dataset.id] || "").indexOf(query) >= 0;
+      a.parentElement.hidden = !hit;
+    });
+  });
   var wanted = decodeURIComponent(location.hash.slice(1));
   var start = Object.prototype.hasOwnProperty.call(parents, wanted) ? wanted : data.leafId;
   if (start) { show(start); }
@@ -381,7 +453,8 @@ _PAGE = """<!DOCTYPE html>
 </head>
 <body>
 <div class="layout">
-<nav><h2>Tree</h2><ul class="tree">{tree}</ul></nav>
+<nav><h2>Tree</h2><input type="search" id="search" placeholder="Search messages" aria-label="Search messages">
+<ul class="tree">{tree}</ul></nav>
 <main>
 <header><h1>{title}</h1><dl>{info}</dl></header>
 {entries}

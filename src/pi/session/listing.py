@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pi.session.entries import SessionHeader, iso_to_ms
+from pi.session.ids import normalize_session_name
 from pi.session.migrate import migrate_lines
 from pi.session.storage import default_session_dir, read_header, read_session_file, sessions_root
 
@@ -73,7 +74,7 @@ def session_info(path: str | Path) -> SessionInfo | None:
         kind = line.get("type")
         if kind == "session_info":
             value = line.get("name")
-            name = (value.strip() or None) if isinstance(value, str) else None
+            name = (normalize_session_name(value) or None) if isinstance(value, str) else None
             continue
         message = line.get("message")
         if kind != "message" or not isinstance(message, dict):
@@ -136,11 +137,47 @@ def list_sessions_in(directory: Path) -> list[SessionInfo]:
     return _newest_first(_session_files(directory))
 
 
+def is_custom_dir(cwd: str, session_dir: str | Path | None, agent_dir: str | Path | None = None) -> bool:
+    """True when `session_dir` is not the project's default one: it may hold other projects' sessions too."""
+    if session_dir is None:
+        return False
+    return Path(session_dir).absolute() != default_session_dir(cwd, agent_dir).absolute()
+
+
+def _in_scope(path: Path, cwd: str | None) -> bool:
+    """`path` is a session (of `cwd`, when given), judged by its header alone."""
+    header = read_header(path)
+    return header is not None and (cwd is None or header.cwd == cwd)
+
+
+def most_recent_session_file(directory: Path, cwd: str | None = None) -> Path | None:
+    """The newest file (by mtime) in `directory` that starts with a session header (of `cwd`, when given)."""
+    candidates = _session_files(directory)
+    candidates.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    return next((p for p in candidates if _in_scope(p, cwd)), None)
+
+
 def list_sessions(
     cwd: str, session_dir: str | Path | None = None, agent_dir: str | Path | None = None
 ) -> list[SessionInfo]:
+    """The project's sessions; in a custom session directory only those whose header `cwd` is `cwd`."""
     directory = Path(session_dir) if session_dir is not None else default_session_dir(cwd, agent_dir)
+    if is_custom_dir(cwd, session_dir, agent_dir):
+        return _newest_first([f for f in _session_files(directory) if _in_scope(f, cwd)])
     return list_sessions_in(directory)
+
+
+def find_session_by_id(
+    cwd: str, session_id: str, session_dir: str | Path | None = None, agent_dir: str | Path | None = None
+) -> Path | None:
+    """The file of the project's session whose id is exactly `session_id`, from headers only."""
+    directory = Path(session_dir) if session_dir is not None else default_session_dir(cwd, agent_dir)
+    scope = cwd if is_custom_dir(cwd, session_dir, agent_dir) else None
+    for path in _session_files(directory):
+        header = read_header(path)
+        if header is not None and header.id == session_id and (scope is None or header.cwd == scope):
+            return path
+    return None
 
 
 def list_all_sessions(agent_dir: str | Path | None = None) -> list[SessionInfo]:
@@ -163,7 +200,10 @@ def find_session_by_id_prefix(
     if not prefix:
         return None
     directory = Path(session_dir) if session_dir is not None else default_session_dir(cwd, agent_dir)
-    for info in _with_id_prefix(_session_files(directory), prefix):
+    files = _session_files(directory)
+    if is_custom_dir(cwd, session_dir, agent_dir):
+        files = [f for f in files if _in_scope(f, cwd)]
+    for info in _with_id_prefix(files, prefix):
         return FoundSession(info, True)
     for info in _with_id_prefix([f for d in _project_dirs(agent_dir) for f in _session_files(d)], prefix):
         return FoundSession(info, info.cwd == cwd)
@@ -173,9 +213,12 @@ def find_session_by_id_prefix(
 __all__ = [
     "FoundSession",
     "SessionInfo",
+    "find_session_by_id",
     "find_session_by_id_prefix",
+    "is_custom_dir",
     "list_all_sessions",
     "list_sessions",
     "list_sessions_in",
+    "most_recent_session_file",
     "session_info",
 ]

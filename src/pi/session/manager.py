@@ -2,26 +2,29 @@
 
 The file is append-only while the session runs: a new entry is one appended line, moving the leaf
 (`branch`) appends nothing, and the next entry simply names an older parent, so every branch ever
-taken stays in the same file. A new session writes nothing until the first assistant reply exists,
-so a prompt that failed before any answer leaves no empty file behind.
+taken stays in the same file. A new session writes nothing until its first user or assistant message
+exists (see `pi.session.writer`). An entry whose line could not be written is taken back out of
+memory, so no later entry ever names a parent the file does not have.
 """
 
 from __future__ import annotations
 
 import builtins
-import dataclasses
 import os
-import uuid
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pi.agent.messages import AgentMessage
-from pi.session.context import SessionContext, build_session_context, path_to
+from pi.agent.messages import AgentMessage, to_jsonable
+from pi.session.context import (
+    EDITABLE_ROLES,
+    path_to,
+)
 from pi.session.entries import (
     ENTRY_TYPES,
     BranchSummaryEntry,
     CompactionEntry,
+    ContextEditEntry,
     CustomEntry,
     CustomMessageEntry,
     LabelEntry,
@@ -32,40 +35,41 @@ from pi.session.entries import (
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
     UnknownEntry,
+    UsageEntry,
     entry_from_dict,
     iso_now,
     new_entry_id,
 )
+from pi.session.ids import create_session_id, normalize_session_name, validate_session_id
 from pi.session.listing import (
     FoundSession,
     SessionInfo,
+    find_session_by_id,
     find_session_by_id_prefix,
+    is_custom_dir,
     list_all_sessions,
     list_sessions,
+    most_recent_session_file,
 )
+from pi.session.manager_reads import SessionReads
 from pi.session.migrate import migrate_lines
 from pi.session.storage import (
     SessionFileError,
-    append_lines,
+    create_exclusive,
     default_session_dir,
     dumps_line,
-    gc_paused,
+    invalid_session_file,
     read_header,
     read_session_file,
     session_file_name,
-    write_file_atomic,
 )
+from pi.session.tree import Label, SessionTreeNode, without_labels
+from pi.session.writer import SessionWriter
+
+_CONVERSATION_ROLES = frozenset({"user", "assistant"})
 
 
-@dataclass(slots=True)
-class SessionTreeNode:
-    entry: SessionEntry
-    children: list[SessionTreeNode] = field(default_factory=list)
-    """Sorted oldest first."""
-    label: str | None = None
-
-
-class SessionManager:
+class SessionManager(SessionReads):
     """A session's entries, its current leaf and its file. Build one with the class methods."""
 
     def __init__(
@@ -76,27 +80,24 @@ class SessionManager:
         persist: bool,
         *,
         fsync: bool = False,
+        session_id: str | None = None,
     ) -> None:
         self._cwd = cwd
         self._session_dir = session_dir
         self._persist = persist
-        self._fsync = fsync
+        self._writer = SessionWriter(None, fsync=fsync)
         self.warnings: list[str] = []
         """Lines skipped or kept unread while loading (torn writes, hand edits, newer entry shapes)."""
         self._header = SessionHeader(id="", timestamp="", cwd=cwd)
         self._entries: list[SessionEntry] = []
         self._by_id: dict[str, SessionEntry] = {}
-        self._labels: dict[str, str] = {}
+        self._labels: dict[str, Label] = {}
         self._leaf_id: str | None = None
-        self._session_file: Path | None = None
-        self._on_disk = False
-        self._written = 0
-        self._has_assistant = False
-        self._needs_newline = False
+        self._has_conversation = False
         if session_file is not None:
             self.set_session_file(session_file)
         else:
-            self.new_session()
+            self.new_session(session_id)
 
     # --- construction -----------------------------------------------------------------------------
 
@@ -107,11 +108,15 @@ class SessionManager:
         session_dir: str | Path | None = None,
         agent_dir: str | Path | None = None,
         *,
+        id: str | None = None,
         fsync: bool = False,
     ) -> SessionManager:
-        """A new session of `cwd`, stored under the project's session directory once it has a reply."""
+        """A new session of `cwd`, stored under the project's session directory once the conversation starts.
+
+        `id` must satisfy `pi.session.ids.validate_session_id` (raises InvalidSessionIdError).
+        """
         directory = Path(session_dir) if session_dir is not None else default_session_dir(cwd, agent_dir)
-        return cls(cwd, directory, None, True, fsync=fsync)
+        return cls(cwd, directory, None, True, fsync=fsync, session_id=id)
 
     @classmethod
     def open(
@@ -119,16 +124,19 @@ class SessionManager:
         path: str | Path,
         session_dir: str | Path | None = None,
         *,
+        cwd_override: str | None = None,
         cwd: str | None = None,
         fsync: bool = False,
     ) -> SessionManager:
-        """The session stored at `path` (its cwd comes from its header); a missing file starts a new one there.
+        """The session stored at `path`; a missing or empty file starts a new session there.
 
-        Raises SessionFileError when the file exists but its first line is not a session header.
+        The cwd is the header's unless `cwd_override` is given (`cwd` is only the fallback for a header
+        without one). Raises SessionFileError (``Session file is not a valid pi session: …``) when the
+        file has content but no session header; such a file is never overwritten.
         """
         file = Path(path).absolute()
         header = read_header(file) if file.exists() else None
-        session_cwd = header.cwd if header is not None and header.cwd else (cwd or os.getcwd())
+        session_cwd = cwd_override or (header.cwd if header is not None and header.cwd else (cwd or os.getcwd()))
         directory = Path(session_dir) if session_dir is not None else file.parent
         return cls(session_cwd, directory, file, True, fsync=fsync)
 
@@ -141,15 +149,28 @@ class SessionManager:
         *,
         fsync: bool = False,
     ) -> SessionManager:
-        """The project's most recently written session (by file mtime), or a new one."""
+        """The project's most recently written session (by file mtime), or a new one.
+
+        In a custom session directory only sessions whose header `cwd` is `cwd` count.
+        """
         directory = Path(session_dir) if session_dir is not None else default_session_dir(cwd, agent_dir)
-        recent = most_recent_session_file(directory)
+        scope = cwd if is_custom_dir(cwd, session_dir, agent_dir) else None
+        recent = most_recent_session_file(directory, scope)
         return cls(cwd, directory, recent, True, fsync=fsync)
 
     @classmethod
-    def in_memory(cls, cwd: str | None = None) -> SessionManager:
-        """A session that is never written to disk."""
-        return cls(cwd or os.getcwd(), None, None, False)
+    def in_memory(
+        cls,
+        cwd: str | None = None,
+        id: str | None = None,
+        entries: Sequence[SessionEntry | dict[str, Any]] | None = None,
+    ) -> SessionManager:
+        """A session that is never written to disk, optionally restored from `entries` (objects or JSON dicts)."""
+        manager = cls(cwd or os.getcwd(), None, None, False, session_id=id)
+        if entries:
+            restored = [e if not isinstance(e, dict) else entry_from_dict(e) for e in entries]
+            manager._reset_state(restored)
+        return manager
 
     @classmethod
     def fork_from(
@@ -159,54 +180,57 @@ class SessionManager:
         session_dir: str | Path | None = None,
         agent_dir: str | Path | None = None,
         *,
+        id: str | None = None,
         fsync: bool = False,
     ) -> SessionManager:
         """A new session of `target_cwd` holding a copy of every entry of `source_path` (e.g. another project's)."""
         source = Path(source_path).absolute()
-        raw = read_session_file(source)
-        if not raw.lines or SessionHeader.from_dict(raw.lines[0]) is None:
+        try:
+            raw = read_session_file(source)
+        except OSError:
+            raw = None
+        if raw is None or not raw.lines:
             raise SessionFileError(f"Cannot fork: source session file is empty or invalid: {source}")
+        if SessionHeader.from_dict(raw.lines[0]) is None:
+            raise SessionFileError(f"Cannot fork: source session has no header: {source}")
         migrate_lines(raw.lines)
         directory = Path(session_dir) if session_dir is not None else default_session_dir(target_cwd, agent_dir)
         timestamp = iso_now()
-        header = SessionHeader(id=str(uuid.uuid4()), timestamp=timestamp, cwd=target_cwd, parent_session=str(source))
+        session_id = validate_session_id(id) if id is not None else create_session_id()
+        header = SessionHeader(id=session_id, timestamp=timestamp, cwd=target_cwd, parent_session=str(source))
         target = directory / session_file_name(timestamp, header.id)
-        write_file_atomic(target, [dumps_line(header.to_dict()), *(dumps_line(d) for d in raw.lines[1:])], fsync=fsync)
+        create_exclusive(target, [dumps_line(header.to_dict()), *(dumps_line(d) for d in raw.lines[1:])], fsync=fsync)
         return cls(target_cwd, directory, target, True, fsync=fsync)
 
     def new_session(self, id: str | None = None, parent_session: str | None = None) -> Path | None:
         """Start over with an empty tree (and, when persisted, a new file name); returns that file."""
         timestamp = iso_now()
-        self._header = SessionHeader(
-            id=id or str(uuid.uuid4()), timestamp=timestamp, cwd=self._cwd, parent_session=parent_session
-        )
+        session_id = validate_session_id(id) if id is not None else create_session_id()
+        self._header = SessionHeader(id=session_id, timestamp=timestamp, cwd=self._cwd, parent_session=parent_session)
         self._reset_state([])
-        self._on_disk = False
-        self._written = 0
-        self._needs_newline = False
-        self._session_file = None
+        file = None
         if self._persist and self._session_dir is not None:
-            self._session_file = self._session_dir / session_file_name(timestamp, self._header.id)
-        return self._session_file
+            file = self._session_dir / session_file_name(timestamp, self._header.id)
+        self._writer.reset(file)
+        return file
 
     def set_session_file(self, path: str | Path) -> None:
         """Load the session at `path` into this manager (a missing or empty file starts a new session there)."""
-        with gc_paused():
-            self._load(Path(path).absolute())
+        self._load(Path(path).absolute())
 
     def _load(self, file: Path) -> None:
+        if file.is_dir():
+            raise SessionFileError(f"Session path is a directory, not a session file: {file}")
         raw = read_session_file(file) if file.exists() else None
         if raw is None or (not raw.lines and not raw.warnings):
             self.new_session()
-            self._session_file = file
-            self._needs_newline = raw.needs_newline if raw is not None else False
+            self._writer.reset(file)
+            self._writer.adopt_empty = raw is not None
+            self._writer.needs_newline = raw.needs_newline if raw is not None else False
             return
         header = SessionHeader.from_dict(raw.lines[0]) if raw.lines else None
         if header is None:
-            raise SessionFileError(
-                f"{file} is not a pi session file: its first line is not a session header "
-                '({"type":"session","id":...}). Open another file or start a new session.'
-            )
+            raise invalid_session_file(file)
         migrated = migrate_lines(raw.lines)
         header = SessionHeader.from_dict(raw.lines[0]) or header
         entries = [entry_from_dict(d) for d in raw.lines[1:]]
@@ -215,20 +239,17 @@ class SessionManager:
             if isinstance(entry, UnknownEntry) and entry.type in ENTRY_TYPES:
                 self.warnings.append(f"{file}: entry {entry.id or '?'} of type {entry.type!r} has an unexpected shape")
         self._header = header
-        self._session_file = file
         self._reset_state(entries)
-        self._on_disk = True
-        self._written = len(entries)
-        self._needs_newline = raw.needs_newline
+        self._writer.loaded(file, len(entries), raw.needs_newline)
         if migrated:
-            self._rewrite()
+            self._writer.rewrite(self._header, self._entries)
 
     def _reset_state(self, entries: list[SessionEntry]) -> None:
         self._entries = entries
         self._by_id = {}
         self._labels = {}
         self._leaf_id = None
-        self._has_assistant = False
+        self._has_conversation = False
         for entry in entries:
             self._index(entry)
 
@@ -239,50 +260,34 @@ class SessionManager:
         self._leaf_id = entry.id
         if isinstance(entry, LabelEntry):
             if entry.label:
-                self._labels[entry.target_id] = entry.label
+                self._labels[entry.target_id] = Label(entry.label, entry.timestamp)
             else:
                 self._labels.pop(entry.target_id, None)
-        elif isinstance(entry, MessageEntry) and entry.role == "assistant":
-            self._has_assistant = True
+        elif isinstance(entry, MessageEntry) and entry.role in _CONVERSATION_ROLES:
+            self._has_conversation = True
 
     # --- writing ----------------------------------------------------------------------------------
 
-    def _persist_pending(self) -> None:
-        """Write what the file lacks: everything on the first flush, then one line per new entry.
-
-        A failed write (disk full) raises and leaves the entries pending; the next append retries them.
-        The first flush replaces the (absent or empty) file whole, so it never leaves half a header; a
-        later append that failed may have left half a line, so the retry starts on a fresh line.
-        """
-        if not self._persist or self._session_file is None:
-            return
-        if not self._on_disk and not self._has_assistant:
-            return
-        if not self._on_disk:
-            self._rewrite()
-            return
-        lines = [dumps_line(e.to_dict()) for e in self._entries[self._written :]]
-        try:
-            append_lines(self._session_file, lines, leading_newline=self._needs_newline, fsync=self._fsync)
-        except BaseException:
-            self._needs_newline = True
-            raise
-        self._written = len(self._entries)
-        self._needs_newline = False
-
-    def _rewrite(self) -> None:
-        if not self._persist or self._session_file is None:
-            return
-        lines = [dumps_line(self._header.to_dict()), *(dumps_line(e.to_dict()) for e in self._entries)]
-        write_file_atomic(self._session_file, lines, fsync=self._fsync)
-        self._on_disk = True
-        self._written = len(self._entries)
-        self._needs_newline = False
-
     def _append(self, entry: SessionEntry) -> str:
+        """Add `entry` at the leaf and write it; a failed write takes it back out (and re-raises)."""
+        leaf, label, had_conversation = self._leaf_id, None, self._has_conversation
+        if isinstance(entry, LabelEntry):
+            label = self._labels.get(entry.target_id)
         self._entries.append(entry)
         self._index(entry)
-        self._persist_pending()
+        try:
+            if self._persist and (self._writer.on_disk or self._has_conversation):
+                self._writer.flush(self._header, self._entries)
+        except BaseException:
+            self._entries.pop()
+            self._by_id.pop(entry.id, None)
+            self._leaf_id, self._has_conversation = leaf, had_conversation
+            if isinstance(entry, LabelEntry):
+                if label is None:
+                    self._labels.pop(entry.target_id, None)
+                else:
+                    self._labels[entry.target_id] = label
+            raise
         return entry.id
 
     def _next_id(self) -> str:
@@ -304,21 +309,70 @@ class SessionManager:
     def append_compaction(
         self,
         summary: str,
-        first_kept_entry_id: str,
+        first_kept_entry_id: str | None,
         tokens_before: int,
         details: Any = None,
-        from_hook: bool | None = None,
+        from_hook: bool | None = False,
+        usage: Any = None,
+        system_message: AgentMessage | dict[str, Any] | None = None,
     ) -> str:
+        """Record a compaction at the leaf. `first_kept_entry_id` None keeps nothing (the entry names itself).
+
+        `usage` is the summary call's usage; `system_message` the full prompt-and-tools checkpoint.
+        """
+        entry_id = self._next_id()
+        checkpoint = to_jsonable(system_message) if system_message is not None else None
         return self._append(
             CompactionEntry(
-                id=self._next_id(),
+                id=entry_id,
                 parent_id=self._leaf_id,
                 summary=summary,
-                first_kept_entry_id=first_kept_entry_id,
+                first_kept_entry_id=first_kept_entry_id if first_kept_entry_id is not None else entry_id,
                 tokens_before=tokens_before,
                 details=details,
+                usage=to_jsonable(usage) if usage is not None else None,
                 from_hook=from_hook,
+                system_message=checkpoint if isinstance(checkpoint, dict) else None,
             )
+        )
+
+    def append_usage(self, kind: str, provider: str, model: str, usage: Any, note: str | None = None) -> str:
+        """Model work outside the conversation (e.g. ``cache_warm``): counted in totals, never in context."""
+        return self._append(
+            UsageEntry(
+                id=self._next_id(),
+                parent_id=self._leaf_id,
+                kind=kind,
+                provider=provider,
+                model=model,
+                usage=to_jsonable(usage),
+                note=note,
+            )
+        )
+
+    def append_context_edit(self, target_id: str, replacement: dict[str, Any] | None) -> str:
+        """Omit (`replacement` None) or replace the content (``{"content": ...}``) of an earlier entry.
+
+        Raises ValueError ``Entry {id} not found`` / ``… is not on the active branch`` / ``… does not
+        contribute editable model content`` (only user, assistant, tool result and custom messages do).
+        """
+        target = self._by_id.get(target_id)
+        if target is None:
+            raise ValueError(f"Entry {target_id} not found")
+        if all(e.id != target_id for e in path_to(self._leaf_id, self._by_id)):
+            raise ValueError(f"Entry {target_id} is not on the active branch")
+        editable = isinstance(target, CustomMessageEntry) or (
+            isinstance(target, MessageEntry) and target.role in EDITABLE_ROLES
+        )
+        if not editable:
+            raise ValueError(f"Entry {target_id} does not contribute editable model content")
+        stored: dict[str, Any] | None = None
+        if replacement is not None:
+            if "content" not in replacement:
+                raise ValueError('A context edit replacement must be null or {"content": ...}')
+            stored = {**replacement, "content": to_jsonable(replacement["content"])}
+        return self._append(
+            ContextEditEntry(id=self._next_id(), parent_id=self._leaf_id, target_id=target_id, replacement=stored)
         )
 
     def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
@@ -327,11 +381,14 @@ class SessionManager:
         )
 
     def append_session_info(self, name: str) -> str:
-        return self._append(SessionInfoEntry(id=self._next_id(), parent_id=self._leaf_id, name=name.strip()))
+        """Name the session: line breaks become spaces, the name is trimmed; an empty name clears the title."""
+        return self._append(
+            SessionInfoEntry(id=self._next_id(), parent_id=self._leaf_id, name=normalize_session_name(name))
+        )
 
     def append_custom_message_entry(self, custom_type: str, content: Any, display: bool, details: Any = None) -> str:
         """`content` is a string or a list of text/image blocks (objects or their JSON dicts)."""
-        stored = content if isinstance(content, str) else [_block_json(b) for b in content]
+        stored = content if isinstance(content, str) else [to_jsonable(b) for b in content]
         return self._append(
             CustomMessageEntry(
                 id=self._next_id(),
@@ -349,46 +406,6 @@ class SessionManager:
             raise ValueError(f"Entry {target_id} not found")
         return self._append(LabelEntry(id=self._next_id(), parent_id=self._leaf_id, target_id=target_id, label=label))
 
-    # --- the tree ---------------------------------------------------------------------------------
-
-    def get_leaf_id(self) -> str | None:
-        return self._leaf_id
-
-    def get_leaf_entry(self) -> SessionEntry | None:
-        return self._by_id.get(self._leaf_id) if self._leaf_id is not None else None
-
-    def get_entry(self, entry_id: str) -> SessionEntry | None:
-        return self._by_id.get(entry_id)
-
-    def get_label(self, entry_id: str) -> str | None:
-        return self._labels.get(entry_id)
-
-    def get_branch(self, from_id: str | None = None) -> builtins.list[SessionEntry]:
-        """Entries from the root to `from_id` (default: the leaf), root first."""
-        return path_to(from_id if from_id is not None else self._leaf_id, self._by_id)
-
-    def get_children(self, parent_id: str) -> builtins.list[SessionEntry]:
-        return [e for e in self._entries if e.parent_id == parent_id and e.id]
-
-    def get_tree(self) -> builtins.list[SessionTreeNode]:
-        """Every entry as a forest (orphans become roots), children oldest first."""
-        nodes: dict[str, SessionTreeNode] = {}
-        for entry in self._entries:
-            if entry.id:
-                nodes[entry.id] = SessionTreeNode(entry, label=self._labels.get(entry.id))
-        roots: list[SessionTreeNode] = []
-        for node in nodes.values():
-            parent_id = node.entry.parent_id
-            parent = nodes.get(parent_id) if parent_id is not None else None
-            if parent is None or parent is node:
-                roots.append(node)
-            else:
-                parent.children.append(node)
-        for node in nodes.values():
-            if len(node.children) > 1:
-                node.children.sort(key=lambda n: n.entry.timestamp)
-        return roots
-
     def branch(self, entry_id: str) -> None:
         """Move the leaf: the next entry becomes a child of `entry_id` (a sibling branch, in the same file)."""
         if entry_id not in self._by_id:
@@ -400,92 +417,69 @@ class SessionManager:
         self._leaf_id = None
 
     def branch_with_summary(
-        self, branch_from_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
+        self,
+        branch_from_id: str | None,
+        summary: str,
+        details: Any = None,
+        from_hook: bool | None = False,
+        usage: Any = None,
     ) -> str:
-        """Move the leaf to `branch_from_id` and record there what the abandoned branch did."""
+        """Move the leaf to `branch_from_id` and record there what the abandoned branch did.
+
+        The entry's `fromId` is the leaf before the move (``"root"`` when there was none).
+        """
         if branch_from_id is not None and branch_from_id not in self._by_id:
             raise ValueError(f"Entry {branch_from_id} not found")
+        old_leaf = self._leaf_id
         self._leaf_id = branch_from_id
-        return self._append(
-            BranchSummaryEntry(
-                id=self._next_id(),
-                parent_id=branch_from_id,
-                from_id=branch_from_id if branch_from_id is not None else "root",
-                summary=summary,
-                details=details,
-                from_hook=from_hook,
+        try:
+            return self._append(
+                BranchSummaryEntry(
+                    id=self._next_id(),
+                    parent_id=branch_from_id,
+                    from_id=old_leaf if old_leaf is not None else "root",
+                    summary=summary,
+                    details=details,
+                    usage=to_jsonable(usage) if usage is not None else None,
+                    from_hook=from_hook,
+                )
             )
-        )
+        except BaseException:
+            self._leaf_id = old_leaf
+            raise
 
     def create_branched_session(self, leaf_id: str) -> Path | None:
         """Switch to a new session holding only the path to `leaf_id` (labels on it kept); returns its file."""
-        path = _without_labels(self.get_branch(leaf_id))
+        path = without_labels(self.get_branch(leaf_id))
         if not path:
             raise ValueError(f"Entry {leaf_id} not found")
         kept_ids = {e.id for e in path}
-        labels: list[SessionEntry] = []
+        labels: builtins.list[SessionEntry] = []
         parent_id = path[-1].id
         for entry in path:
             label = self._labels.get(entry.id)
             if label:
                 label_entry = LabelEntry(
-                    id=new_entry_id(kept_ids), parent_id=parent_id, target_id=entry.id, label=label
+                    id=new_entry_id(kept_ids), parent_id=parent_id, target_id=entry.id, label=label.text
                 )
                 kept_ids.add(label_entry.id)
                 labels.append(label_entry)
                 parent_id = label_entry.id
-        timestamp = iso_now()
-        parent_session = str(self._session_file) if self._persist and self._session_file is not None else None
-        self._header = SessionHeader(
-            id=str(uuid.uuid4()), timestamp=timestamp, cwd=self._cwd, parent_session=parent_session
-        )
+        parent_session = str(self._writer.file) if self._persist and self._writer.file is not None else None
+        self.new_session(parent_session=parent_session)
         self._reset_state([*path, *labels])
-        self._on_disk = False
-        self._written = 0
-        self._needs_newline = False
-        if not self._persist or self._session_dir is None:
-            self._session_file = None
-            return None
-        self._session_file = self._session_dir / session_file_name(timestamp, self._header.id)
-        if self._has_assistant:
-            self._rewrite()
-        return self._session_file
-
-    def build_session_context(self) -> SessionContext:
-        """The messages, thinking level and model of the current branch."""
-        return build_session_context(self._entries, self._leaf_id, self._by_id)
-
-    # --- reading ----------------------------------------------------------------------------------
-
-    def get_entries(self) -> builtins.list[SessionEntry]:
-        """Every entry in file order (header excluded)."""
-        return builtins.list(self._entries)
-
-    def get_header(self) -> SessionHeader:
-        return self._header
-
-    def get_session_name(self) -> str | None:
-        for entry in reversed(self._entries):
-            if isinstance(entry, SessionInfoEntry):
-                return entry.name or None
-        return None
-
-    def get_cwd(self) -> str:
-        return self._cwd
-
-    def get_session_dir(self) -> Path | None:
-        return self._session_dir
-
-    def get_session_id(self) -> str:
-        return self._header.id
-
-    def get_session_file(self) -> Path | None:
-        return self._session_file
-
-    def is_persisted(self) -> bool:
-        return self._persist
+        if self._persist and self._writer.file is not None and self._has_conversation:
+            self._writer.flush(self._header, self._entries)
+        return self._writer.file
 
     # --- listing (kept last: `list` shadows the builtin inside the class body) --------------------
+
+    @staticmethod
+    def find_by_id(
+        cwd: str, session_id: str, session_dir: str | Path | None = None, agent_dir: str | Path | None = None
+    ) -> Path | None:
+        """The file of the project's session with exactly this id (reads headers only)."""
+        return find_session_by_id(cwd, session_id, session_dir, agent_dir)
 
     @staticmethod
     def find_by_id_prefix(
@@ -503,41 +497,6 @@ class SessionManager:
     ) -> builtins.list[SessionInfo]:
         """The project's sessions, most recently active first."""
         return list_sessions(cwd, session_dir, agent_dir)
-
-
-def most_recent_session_file(directory: Path) -> Path | None:
-    """The newest file (by mtime) in `directory` that starts with a session header."""
-    try:
-        candidates = [p for p in directory.iterdir() if p.suffix == ".jsonl" and p.is_file()]
-    except OSError:
-        return None
-    candidates.sort(key=lambda p: p.stat().st_mtime, reverse=True)
-    return next((p for p in candidates if read_header(p) is not None), None)
-
-
-def _without_labels(path: builtins.list[SessionEntry]) -> builtins.list[SessionEntry]:
-    """`path` (root first) without its label entries, still one chain.
-
-    Labelling moves the leaf, so the entry after a label names the label as its parent; such an entry
-    is re-linked to the entry before the label, or the copy would start a new root there.
-    """
-    out: builtins.list[SessionEntry] = []
-    for entry in path:
-        if isinstance(entry, LabelEntry):
-            continue
-        parent_id = out[-1].id if out else None
-        if entry.parent_id != parent_id:
-            if isinstance(entry, UnknownEntry):
-                entry = dataclasses.replace(entry, parent_id=parent_id, data={**entry.data, "parentId": parent_id})
-            else:
-                entry = dataclasses.replace(entry, parent_id=parent_id)
-        out.append(entry)
-    return out
-
-
-def _block_json(block: Any) -> Any:
-    to_json = getattr(block, "to_json_dict", None)
-    return to_json() if callable(to_json) else block
 
 
 __all__ = ["SessionManager", "SessionTreeNode", "most_recent_session_file"]

@@ -72,6 +72,25 @@ class BranchSummaryMessage(_AppMessage):
     timestamp: int = Field(default_factory=now_ms)
 
 
+class SystemMessage(_AppMessage):
+    """The system prompt and tool declarations as of this point of the transcript.
+
+    The first request of a session stores one with every prompt section and every tool; later ones
+    are patches: a section set to None is removed, `tools_added` replaces or adds tools by name,
+    `tools_removed` drops them. Replaying them in order (`pi.session.system_state`) gives the prompt
+    and tools in force. The model never sees them as conversation messages.
+    """
+
+    role: Literal["system"] = "system"
+    content: str | list[TextContent] = ""
+    sections: dict[str, str | None] | None = None
+    tools_added: list[dict[str, Any]] | None = None
+    """Tool definitions as sent: ``{name, description, parameters, constrainedSampling?}``."""
+    tools_removed: list[dict[str, Any]] | None = None
+    """``{name}`` of each tool no longer declared."""
+    timestamp: int = Field(default_factory=now_ms)
+
+
 class CompactionSummaryMessage(_AppMessage):
     role: Literal["compactionSummary"] = "compactionSummary"
     summary: str
@@ -84,6 +103,7 @@ _APP_ROLES: dict[str, type[PiModel]] = {
     "custom": CustomMessage,
     "branchSummary": BranchSummaryMessage,
     "compactionSummary": CompactionSummaryMessage,
+    "system": SystemMessage,
 }
 
 
@@ -176,6 +196,7 @@ __all__ = [
     "BranchSummaryMessage",
     "CompactionSummaryMessage",
     "CustomMessage",
+    "SystemMessage",
     "UnknownRoleMessage",
     "bash_execution_text",
     "convert_to_llm",

@@ -15,7 +15,6 @@ from pi.ai.types import (
     AssistantMessage,
     Message,
     TextContent,
-    ThinkingContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
@@ -24,10 +23,30 @@ from pi.ai.types import (
 TOOL_RESULT_MAX_CHARS = 2000
 
 
+def utf16_length(text: str) -> int:
+    """Length in UTF-16 code units, the unit pi counts characters in (a character beyond U+FFFF counts 2)."""
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF) if not text.isascii() else len(text)
+
+
+def utf16_prefix(text: str, max_units: int) -> str:
+    """The longest prefix of `text` within `max_units` UTF-16 units; never half of a surrogate pair."""
+    if text.isascii():
+        return text[:max_units]
+    units = 0
+    for index, ch in enumerate(text):
+        units += 2 if ord(ch) > 0xFFFF else 1
+        if units > max_units:
+            return text[:index]
+    return text
+
+
 def truncate_for_summary(text: str, max_chars: int = TOOL_RESULT_MAX_CHARS) -> str:
-    if len(text) <= max_chars:
+    """`text` cut to `max_chars` (UTF-16 units) with a note of how much was left out."""
+    total = utf16_length(text)
+    if total <= max_chars:
         return text
-    return f"{text[:max_chars]}\n\n[... {len(text) - max_chars} more characters truncated]"
+    kept = utf16_prefix(text, max_chars)
+    return f"{kept}\n\n[... {total - utf16_length(kept)} more characters truncated]"
 
 
 def _text(content: str | Sequence[Any]) -> str:
@@ -45,8 +64,9 @@ def _call(block: ToolCall) -> str:
 
 
 def serialize_conversation(messages: Sequence[Message]) -> str:
-    """One labelled paragraph per part: ``[User]``, ``[Assistant thinking]``, ``[Assistant]``,
-    ``[Assistant tool calls]`` (``read(path="foo.ts"); …``) and ``[Tool result]``."""
+    """One labelled paragraph per part: ``[User]``, ``[Assistant]``, ``[Assistant tool calls]``
+    (``read(path="foo.ts"); …``) and ``[Tool result]``. Thinking is left out: it is the model's
+    scratch work, long, and what it concluded is in the text and the calls."""
     parts: list[str] = []
     for message in messages:
         if isinstance(message, UserMessage):
@@ -55,10 +75,7 @@ def serialize_conversation(messages: Sequence[Message]) -> str:
                 parts.append(f"[User]: {text}")
         elif isinstance(message, AssistantMessage):
             texts = [b.text for b in message.content if isinstance(b, TextContent)]
-            thinking = [b.thinking for b in message.content if isinstance(b, ThinkingContent)]
             calls = [_call(b) for b in message.content if isinstance(b, ToolCall)]
-            if thinking:
-                parts.append("[Assistant thinking]: " + "\n".join(thinking))
             if texts:
                 parts.append("[Assistant]: " + "\n".join(texts))
             if calls:
@@ -70,4 +87,4 @@ def serialize_conversation(messages: Sequence[Message]) -> str:
     return "\n\n".join(parts)
 
 
-__all__ = ["TOOL_RESULT_MAX_CHARS", "serialize_conversation", "truncate_for_summary"]
+__all__ = ["TOOL_RESULT_MAX_CHARS", "serialize_conversation", "truncate_for_summary", "utf16_length", "utf16_prefix"]

@@ -13,12 +13,10 @@ new entry is never glued onto a torn one.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,11 @@ from pi.session.entries import SessionHeader
 
 class SessionFileError(ValueError):
     """A file that cannot be used as a session (its first line is not a session header)."""
+
+
+def invalid_session_file(path: str | Path) -> SessionFileError:
+    """The error for a non-empty file that is not a session: it is left alone, never overwritten."""
+    return SessionFileError(f"Session file is not a valid pi session: {path}")
 
 
 @dataclass(slots=True)
@@ -100,24 +103,6 @@ def parse_lines(text: str, source: str = "session") -> RawSessionFile:
     return result
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many objects that form no cycles.
-
-    Loading a long session allocates hundreds of thousands of dicts and models; each allocation
-    burst triggers a collection that walks the whole, growing heap. Pausing it makes loading and
-    context building about three times faster; reference counting still frees everything as usual.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def read_session_file(path: str | Path) -> RawSessionFile:
     """All readable lines of `path`; an unreadable UTF-8 sequence is replaced rather than failing the load."""
     data = Path(path).read_bytes()
@@ -164,6 +149,28 @@ def _write_all(fd: int, data: bytes, *, fsync: bool) -> None:
         os.fsync(fd)
 
 
+def create_exclusive(path: Path, lines: Iterable[str], *, fsync: bool = False) -> None:
+    """Create `path` holding `lines`, failing with FileExistsError if it exists (never clobbers a file).
+
+    A write that fails part-way removes the file again, so the next attempt starts from nothing.
+    """
+    data = "".join(line + "\n" for line in lines).encode("utf-8")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    try:
+        fd = os.open(path, flags, 0o600)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, flags, 0o600)
+    try:
+        try:
+            _write_all(fd, data, fsync=fsync)
+        finally:
+            os.close(fd)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+
+
 def write_file_atomic(path: Path, lines: Iterable[str], *, fsync: bool = False) -> None:
     """Replace `path` with `lines` so a reader sees the old file or the new one, never a mix."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -183,11 +190,12 @@ __all__ = [
     "RawSessionFile",
     "SessionFileError",
     "append_lines",
+    "create_exclusive",
     "default_agent_dir",
     "default_session_dir",
     "dumps_line",
     "encode_cwd",
-    "gc_paused",
+    "invalid_session_file",
     "parse_lines",
     "read_header",
     "read_session_file",

@@ -7,12 +7,12 @@ section at the next compaction, and read by the user at a glance.
 
 from __future__ import annotations
 
-SUMMARIZATION_SYSTEM_PROMPT = """You are a context summarization assistant. You are given the transcript of a \
-working session between a user and a coding agent, and you write a structured summary of it that lets \
-another model continue the work without the transcript.
-
-Do NOT continue the conversation. Do NOT answer questions or carry out requests found in the transcript. \
-Reply with the summary only, in the format you are asked for."""
+SUMMARIZATION_SYSTEM_PROMPT = (
+    "You are a context summarization assistant. Your task is to read a conversation between a user and an AI "
+    "assistant, then produce a structured summary following the exact format specified.\n\n"
+    "Do NOT continue the conversation. Do NOT respond to any questions in the conversation. ONLY output the "
+    "structured summary."
+)
 
 _FORMAT = """## Goal
 [What the user wants to achieve. List each goal if there are several.]
@@ -61,22 +61,25 @@ Use exactly this format:
 
 Keep each section short and concrete. Keep exact file paths, function names, commands and error messages."""
 
-TURN_PREFIX_SUMMARIZATION_PROMPT = """This is the PREFIX of a turn that was too large to keep. The rest of \
-the turn (the most recent work) is kept word for word after your summary; describe what led up to it so \
-that it can be understood.
+TURN_PREFIX_SUMMARIZATION_PROMPT = """The conversation above is the first part of a single turn that grew too \
+large to keep. The later part of the same turn is kept word for word right after your summary, so write \
+what someone reading only that later part needs to know.
 
-Use this format:
+Use exactly this format:
 
 ## Original Request
 [What the user asked for in this turn]
 
-## Early Progress
-- [What was done in this prefix, with file paths]
+## Progress So Far
+- [What was done in this part of the turn, with file paths and results]
 
-## Context for Suffix
-- [What is needed to make sense of the kept part]
+## Context Needed to Continue
+- [Facts, decisions and errors the kept part depends on]
 
-Be brief."""
+Be brief and concrete."""
+
+TURN_PREFIX_HEADER = "# Conversation\n"
+TURN_PREFIX_INSTRUCTIONS_HEADER = "\n\n# Instructions\n"
 
 BRANCH_SUMMARY_PROMPT = """Create a structured summary of this conversation branch for returning to it \
 later. The user has left this branch to work elsewhere; the summary tells the continuing conversation \
@@ -117,6 +120,8 @@ __all__ = [
     "BRANCH_SUMMARY_PROMPT",
     "SUMMARIZATION_PROMPT",
     "SUMMARIZATION_SYSTEM_PROMPT",
+    "TURN_PREFIX_HEADER",
+    "TURN_PREFIX_INSTRUCTIONS_HEADER",
     "TURN_PREFIX_SUMMARIZATION_PROMPT",
     "UPDATE_SUMMARIZATION_PROMPT",
 ]
