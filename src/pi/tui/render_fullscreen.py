@@ -1,0 +1,163 @@
+"""The fullscreen renderer: the transcript in a scroll view above a fixed dock, on the alternate screen.
+
+Each frame composes exactly one line per screen row (viewport rows, then the dock), pastes the
+scrollbar, the jump pill and overlays over them, and rewrites only the rows that changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from pi.tui.component import CURSOR_MARKER, Component
+from pi.tui.overlay import composite
+from pi.tui.render_regular import check_widths, line_out
+from pi.tui.scroll_view import JUMP_PILL_TEXT, THUMB_CHAR, TRACK_CHAR, ScrollView
+from pi.tui.text_width import pad_to_width, visible_width
+
+__all__ = ["FullscreenRenderer", "ScrollbarMode", "compose_dock", "compose_screen", "pill_span"]
+
+ScrollbarMode = Literal["auto", "always", "hidden"]
+EDITOR_MIN_ROWS = 3
+
+
+def compose_dock(parts: Sequence[tuple[list[str], int]], available: int) -> list[str]:
+    """Dock lines from (lines, min_rows) parts, shrinking parts top-down to fit `available` rows.
+
+    A shrunk part keeps its first lines and its last line (a bottom border stays visible).
+    """
+    heights = [len(lines) for lines, _ in parts]
+    excess = sum(heights) - max(0, available)
+    if excess > 0:
+        for i, (lines, min_rows) in enumerate(parts):
+            if excess <= 0:
+                break
+            floor = min(len(lines), min_rows)
+            cut = min(excess, heights[i] - floor)
+            heights[i] -= cut
+            excess -= cut
+    out: list[str] = []
+    for (lines, _), h in zip(parts, heights, strict=True):
+        if h >= len(lines):
+            out.extend(lines)
+        elif h > 1:
+            out.extend(lines[: h - 1])
+            out.append(lines[-1])
+        elif h == 1:
+            out.append(lines[-1])
+    return out[-available:] if available > 0 else []
+
+
+def pill_span(width: int) -> tuple[int, int]:
+    """First column and width of the jump pill centred in a transcript `width` cells wide."""
+    w = min(width, visible_width(JUMP_PILL_TEXT))
+    return ((width - w) // 2, w)
+
+
+def compose_screen(
+    document: Component,
+    dock_parts: Sequence[tuple[list[str], int]],
+    scroll: ScrollView,
+    width: int,
+    height: int,
+    scrollbar: ScrollbarMode = "auto",
+    style: Callable[[str, str], str] | None = None,
+    pill_style: Callable[[str], str] | None = None,
+) -> tuple[list[str], int, int]:
+    """Screen rows for a frame, the number of transcript rows at the top, and the transcript width."""
+    dock = compose_dock(dock_parts, height)
+    view_height = max(0, height - len(dock))
+    doc_width, lines = _document_lines(document, scroll, width, view_height, scrollbar)
+    scroll.update(len(lines), view_height)
+    rows = lines[scroll.offset : scroll.offset + view_height]
+    check_widths(rows, doc_width, scroll.offset)
+    check_widths(dock, width, len(lines))
+    if len(rows) < view_height:
+        rows = rows + [""] * (view_height - len(rows))
+    if doc_width < width and view_height > 0:
+        start, size = scroll.thumb()
+        paint = style or (lambda _token, text: text)
+        track = paint("scrollbarTrack", TRACK_CHAR)
+        thumb = paint("scrollbarThumb", THUMB_CHAR)
+        rows = [
+            pad_to_width(row, doc_width) + "\x1b[0m" + (thumb if start <= i < start + size else track)
+            for i, row in enumerate(rows)
+        ]
+    if not scroll.following and view_height > 0:
+        col, w = pill_span(doc_width)
+        text = JUMP_PILL_TEXT if w == visible_width(JUMP_PILL_TEXT) else JUMP_PILL_TEXT[:w]
+        pill = pill_style(text) if pill_style else text
+        rows = composite(rows, [pill], view_height - 1, col, w, width)
+    return rows + dock, view_height, doc_width
+
+
+def _document_lines(
+    document: Component, scroll: ScrollView, width: int, view_height: int, scrollbar: ScrollbarMode
+) -> tuple[int, list[str]]:
+    """The transcript lines and their width: one column less while a scrollbar is shown.
+
+    With `auto` the previous frame's choice is tried first, so a long transcript is not wrapped at
+    two widths every frame.
+    """
+    if width <= 1 or scrollbar == "hidden":
+        return width, document.render(width)
+    if scrollbar == "always":
+        return width - 1, document.render(width - 1)
+    if scroll.bar_width == width:
+        lines = document.render(width - 1)
+        if len(lines) > view_height:
+            return width - 1, lines
+    lines = document.render(width)
+    if len(lines) > view_height:
+        scroll.bar_width = width
+        return width - 1, document.render(width - 1)
+    scroll.bar_width = -1
+    return width, lines
+
+
+class FullscreenRenderer:
+    """Row-diffing writer for the alternate screen."""
+
+    def __init__(self, show_cursor: bool = False) -> None:
+        self.show_cursor = show_cursor
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the screen; the next frame rewrites every row."""
+        self.rows: list[str] = []
+        self.width = -1
+        self.height = -1
+        self.cursor_visible = False
+
+    def frame(self, rows: list[str], width: int, height: int) -> str:
+        full = width != self.width or height != self.height or not self.rows
+        parts: list[str] = ["\x1b[2J"] if full else []
+        previous = self.rows
+        for r, line in enumerate(rows[:height]):
+            if not full and r < len(previous) and previous[r] == line:
+                continue
+            parts.append(f"\x1b[{r + 1};1H\x1b[2K" + line_out(line))
+        if not full:
+            for r in range(len(rows), min(len(previous), height)):
+                parts.append(f"\x1b[{r + 1};1H\x1b[2K")
+        self.rows = list(rows[:height])
+        self.width = width
+        self.height = height
+        parts.append(self._cursor(rows[:height]))
+        return "".join(parts)
+
+    def _cursor(self, rows: list[str]) -> str:
+        out = ""
+        pos = None
+        for r in range(len(rows) - 1, -1, -1):
+            j = rows[r].find(CURSOR_MARKER)
+            if j >= 0:
+                pos = (r, visible_width(rows[r][:j]))
+                break
+        if pos is not None:
+            out = f"\x1b[{pos[0] + 1};{pos[1] + 1}H"
+        want = self.show_cursor and pos is not None
+        if want != self.cursor_visible:
+            out += "\x1b[?25h" if want else "\x1b[?25l"
+            self.cursor_visible = want
+        return out
