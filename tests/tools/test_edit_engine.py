@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from pi.tools.edit_arguments import prepare_edit_arguments
 from pi.tools.edit_engine import (
     EditError,
     Replacement,
@@ -13,11 +14,8 @@ from pi.tools.edit_engine import (
     apply_edits_to_normalized_content,
     closest_match_hint,
     detect_line_ending,
-    fuzzy_find_text,
     normalize_for_fuzzy_match,
     normalize_to_lf,
-    prepare_edit_arguments,
-    restore_line_endings,
     strip_bom,
 )
 
@@ -41,10 +39,33 @@ def test_first_newline_decides_the_line_ending(text: str, ending: str) -> None:
     assert detect_line_ending(text) == ending
 
 
-def test_normalize_to_lf_and_back() -> None:
+def test_normalize_to_lf() -> None:
     assert normalize_to_lf("a\r\nb\rc\n") == "a\nb\nc\n"
-    assert restore_line_endings("a\nb\n", "\r\n") == "a\r\nb\r\n"
-    assert restore_line_endings("a\nb\n", "\n") == "a\nb\n"
+
+
+# --- line endings of untouched text (1.6.0) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "old", "new", "expected"),
+    [
+        ("a\r\nb\nc\r\n", "b", "B\nB2", "a\r\nB\nB2\nc\r\n"),  # delta §8.3, verified against 1.6.0
+        ("a\rb\rc", "b", "B", "a\rB\rc"),
+        ("a\rb\rc", "b", "B\nC", "a\rB\rC\rc"),  # no LF at all: CR is the line break
+        ("a\r\nb\r\nc\n", "b\r\nc", "x\ny", "a\r\nx\r\ny\n"),  # breaks take the starting line's
+        ("x\ry\nz\n", "y", "Y", "x\rY\nz\n"),  # a lone CR in an LF file is content, kept
+        ("a\r\nlast", "last", "l1\nl2", "a\r\nl1\r\nl2"),  # last line has no break: the one before
+    ],
+)
+def test_line_endings_of_untouched_text_are_preserved(raw: str, old: str, new: str, expected: str) -> None:
+    assert apply_edits(raw, [Replacement(old, new)], "f").final_text == expected
+
+
+def test_mixed_endings_survive_a_multi_edit_and_a_fuzzy_edit() -> None:
+    raw = "one\r\ntwo \u201cq\u201d\nthree\r\nfour\n"
+    outcome = apply_edits(raw, [Replacement("one", "1"), Replacement('two "q"', "2")], "f")
+    assert outcome.final_text == "1\r\n2\nthree\r\nfour\n"
+    assert outcome.used_fuzzy_match
 
 
 @pytest.mark.parametrize(
@@ -77,14 +98,6 @@ def test_fuzzy_normalisation_keeps_the_line_count() -> None:
 
 def test_collapse_whitespace_option_folds_interior_runs_only() -> None:
     assert normalize_for_fuzzy_match("    a  \t b   ", collapse_whitespace=True) == "    a b"
-
-
-def test_fuzzy_find_prefers_exact() -> None:
-    exact = fuzzy_find_text('a \u201cb\u201d "b"', '"b"')
-    assert exact.found and not exact.used_fuzzy_match and exact.index == 6
-    fuzzy = fuzzy_find_text("x = \u201cb\u201d", 'x = "b"')
-    assert fuzzy.found and fuzzy.used_fuzzy_match and fuzzy.content_for_replacement == 'x = "b"'
-    assert not fuzzy_find_text("abc", "zzz").found
 
 
 def test_edits_are_matched_against_the_original() -> None:
@@ -160,10 +173,16 @@ def test_prepare_parses_edits_sent_as_a_json_string() -> None:
     assert prepare_edit_arguments(raw) == {"path": "f", "edits": [{"oldText": "a", "newText": "b"}]}
 
 
+def test_prepare_wraps_a_single_edit_object() -> None:
+    edit = {"oldText": "a", "newText": "b"}
+    assert prepare_edit_arguments({"path": "f", "edits": edit}) == {"path": "f", "edits": [edit]}
+    assert prepare_edit_arguments({"path": "f", "edits": json.dumps(edit)}) == {"path": "f", "edits": [edit]}
+
+
 @pytest.mark.parametrize(
     "edits",
-    ["[{", '{"oldText": "a", "newText": "b"}', '[{"oldText": "a"}]', "[1]"],
-    ids=["invalid-json", "not-an-array", "missing-newText", "not-objects"],
+    ["[{", '"just text"', '[{"oldText": "a"}]', "[1]"],
+    ids=["invalid-json", "not-an-edit", "missing-newText", "not-objects"],
 )
 def test_prepare_leaves_unusable_strings_for_validation(edits: str) -> None:
     assert prepare_edit_arguments({"path": "f", "edits": edits}) == {"path": "f", "edits": edits}
@@ -203,3 +222,11 @@ def test_prepare_does_not_mutate_its_input() -> None:
 def test_overlapping_occurrences_count_as_ambiguous() -> None:
     with pytest.raises(EditError, match=r"^Found 2 occurrences of the text in f"):
         apply_edits_to_normalized_content("aXaXa\n", [Replacement("aXa", "b")], "f")
+
+
+def test_ambiguous_text_names_the_lines_where_it_occurs() -> None:
+    with pytest.raises(EditError) as caught:
+        apply_edits_to_normalized_content("x = 1\ny = 2\nx = 1\n", [Replacement("x = 1", "x = 3")], "f")
+    assert str(caught.value).endswith(
+        "\nThey start at lines 1, 3; include a neighbouring line that differs between them."
+    )

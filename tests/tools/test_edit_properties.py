@@ -123,7 +123,7 @@ def test_failed_edit_leaves_the_file_byte_identical(content: bytes, old_texts: l
 @settings(max_examples=500, deadline=None)
 @given(text=st.text(alphabet=ALPHABET + "\n\x0b\x0c\x85\u2028\u3000\uff01", max_size=40), collapse=st.booleans())
 def test_whole_text_normalisation_equals_the_per_line_definition(text: str, collapse: bool) -> None:
-    from pi.tools.edit_engine import _normalize_line
+    from pi.tools.edit_engine import normalize_fuzzy_line as _normalize_line
 
     per_line = "\n".join(_normalize_line(line, collapse) for line in text.split("\n"))
     assert normalize_for_fuzzy_match(text, collapse_whitespace=collapse) == per_line

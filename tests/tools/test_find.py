@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -71,14 +72,25 @@ async def test_case_173_name_pattern_matches_at_any_depth(tmp_path: Path, engine
     assert text_of(await find(tmp_path, pattern="*.ts")) == "src/a/b.ts\ntop.ts"
 
 
-async def test_case_174_path_pattern(tmp_path: Path, engine: str) -> None:
-    make(tmp_path, "src/x/y.spec.ts", "pkg/src/z.spec.ts", "src/x/y.ts")
-    assert text_of(await find(tmp_path, pattern="src/**/*.spec.ts")) == "pkg/src/z.spec.ts\nsrc/x/y.spec.ts"
+async def test_case_174_path_pattern_is_anchored_at_the_search_directory(tmp_path: Path, engine: str) -> None:
+    make(tmp_path, "src/x/y.spec.ts", "pkg/src/z.spec.ts", "src/x/y.ts", "src/a.ts", "pkg/src/a.ts")
+    assert text_of(await find(tmp_path, pattern="src/**/*.spec.ts")) == "src/x/y.spec.ts"
+    assert text_of(await find(tmp_path, pattern="src/*.ts")) == "src/a.ts"
+    assert text_of(await find(tmp_path, pattern="**/src/*.ts")) == "pkg/src/a.ts\npkg/src/z.spec.ts\nsrc/a.ts"
+    assert text_of(await find(tmp_path, pattern="./src/*.ts")) == "src/a.ts"
+    assert text_of(await find(tmp_path, pattern=f"{tmp_path}/pkg/**/*.ts")) == "pkg/src/a.ts\npkg/src/z.spec.ts"
 
 
 async def test_case_175_directories_end_with_slash(tmp_path: Path, engine: str) -> None:
     make(tmp_path, "sub/file.txt", "other/sub/inner.txt")
     assert text_of(await find(tmp_path, pattern="sub")) == "other/sub/\nsub/"
+
+
+async def test_case_176_exactly_limit_results_have_no_notice(tmp_path: Path, engine: str) -> None:
+    make(tmp_path, "a.txt", "b.txt")
+    result = await find(tmp_path, pattern="*.txt", limit=2)
+    assert text_of(result) == "a.txt\nb.txt"
+    assert result.details is None
 
 
 async def test_case_176_limit(tmp_path: Path, engine: str) -> None:
@@ -90,7 +102,7 @@ async def test_case_176_limit(tmp_path: Path, engine: str) -> None:
 
 
 async def test_limit_below_one_is_clamped(tmp_path: Path, engine: str) -> None:
-    # Decision D16: clamp like grep instead of upstream's quirk.
+    # 1.6.0 (and decision D16): limit = max(1, limit).
     make(tmp_path, "a.txt", "b.txt")
     assert text_of(await find(tmp_path, pattern="*.txt", limit=0)).startswith("a.txt\n\n[1 results limit reached.")
 
@@ -117,9 +129,12 @@ async def test_case_177_custom_glob_operations(tmp_path: Path, engine: str) -> N
     assert list(seen[0][2]) == ["**/node_modules/**", "**/.git/**"]
     limited = await find(tmp_path, options, pattern="*.ts", path="/remote/root", limit=2)
     assert text_of(limited) == "a.ts\nlib/b.ts\n\n[2 results limit reached]"
+    assert seen[-1][3] == 3  # asked for one more than the limit, to know whether there are more
     with pytest.raises(FindError) as caught:
         await find(tmp_path, options, pattern="*.ts", path="/elsewhere")
-    assert str(caught.value) == "Path not found: /elsewhere"
+    assert str(caught.value) == (
+        "Path not found: /elsewhere\nCheck the path, or leave path out to search the working directory."
+    )
 
 
 async def test_case_178_missing_path(tmp_path: Path, engine: str) -> None:
@@ -204,3 +219,14 @@ def test_snippet(tmp_path: Path) -> None:
     assert tool.prompt_snippet == "Find files by glob pattern (respects .gitignore)"
     assert tool.prompt_guidelines == []
     assert os.path.isdir(tmp_path)
+
+
+async def test_gitignore_above_a_repository_does_not_apply_inside_it(tmp_path: Path, engine: str) -> None:
+    # --no-require-git only outside a repository: inside one, git's own rules decide what is ignored.
+    (tmp_path / ".gitignore").write_text("*.log\n")
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    make(repo, "a.log", "b.txt")
+    assert text_of(await find(repo, pattern="*.log")) == "a.log"
+    make(tmp_path, "outside/c.log")
+    assert text_of(await find(tmp_path / "outside", pattern="*.log")) == "No files found matching pattern"

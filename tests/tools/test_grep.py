@@ -76,7 +76,34 @@ async def test_case_154_no_match(tmp_path: Path, engine: str) -> None:
 
 async def test_case_155_bad_regex(tmp_path: Path, engine: str) -> None:
     (tmp_path / "a.txt").write_text("f(x)\n")
-    assert (await grep_error(tmp_path, pattern="(")).startswith("regex parse error")
+    message = await grep_error(tmp_path, pattern="(")
+    assert message.startswith("regex parse error")
+    assert message.endswith(
+        "\nThe pattern is not a valid regular expression: pass literal=true to search for the text as written, "
+        "or escape the special characters (e.g. \\( or \\[)."
+    )
+
+
+async def test_lone_carriage_return_inside_a_line_is_content(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "f.txt").write_bytes(b"a\rneedle\r\n")
+    assert text_of(await grep(tmp_path, pattern="needle")) == "f.txt:1: a\rneedle"
+
+
+async def test_glob_is_relative_to_the_search_path(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "src" / "x").mkdir(parents=True)
+    (tmp_path / "src" / "x" / "y.ts").write_text("hello\n")
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "y.ts").write_text("hello\n")
+    assert text_of(await grep(tmp_path, pattern="hello", path="src", glob="x/*.ts")) == "x/y.ts:1: hello"
+    assert text_of(await grep(tmp_path, pattern="hello", path="src", glob="./x/*.ts")) == "x/y.ts:1: hello"
+
+
+async def test_ripgrep_config_file_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "rgrc"
+    config.write_text("--ignore-case\n")
+    monkeypatch.setenv("RIPGREP_CONFIG_PATH", str(config))
+    (tmp_path / "f.txt").write_text("NEEDLE\n")
+    assert text_of(await grep(tmp_path, pattern="needle")) == "No matches found"
 
 
 async def test_case_156_literal(tmp_path: Path, engine: str) -> None:
@@ -128,7 +155,9 @@ async def test_dot_ignore_always_applies(tmp_path: Path, engine: str) -> None:
 
 
 async def test_case_161_missing_path(tmp_path: Path, engine: str) -> None:
-    assert await grep_error(tmp_path, pattern="x", path="nope") == f"Path not found: {tmp_path}/nope"
+    assert await grep_error(tmp_path, pattern="x", path="nope") == (
+        f"Path not found: {tmp_path}/nope\nCheck the path with ls, or leave path out to search the working directory."
+    )
 
 
 async def test_case_162_long_lines_are_cut(tmp_path: Path, engine: str) -> None:
@@ -150,8 +179,7 @@ async def test_match_on_a_line_longer_than_the_pipe_buffer(tmp_path: Path, engin
     text = text_of(await grep(tmp_path, pattern="needle"))
     assert text == f"{long_match}\nmin.js:2: needle two{notice}"
     text = text_of(await grep(tmp_path, pattern="needle", context=1))
-    long_context = "min.js-1- " + "x" * 500 + "... [truncated]"
-    assert text == f"{long_match}\nmin.js-2- needle two\n{long_context}\nmin.js:2: needle two{notice}"
+    assert text == f"{long_match}\nmin.js:2: needle two{notice}"
 
 
 async def test_case_163_limit_zero_means_one(tmp_path: Path, engine: str) -> None:
@@ -161,10 +189,29 @@ async def test_case_163_limit_zero_means_one(tmp_path: Path, engine: str) -> Non
     )
 
 
-async def test_case_164_overlapping_context_is_repeated(tmp_path: Path, engine: str) -> None:
+async def test_case_164_overlapping_context_is_merged(tmp_path: Path, engine: str) -> None:
+    # 1.6.0 (verified): every line once, matches marked as matches.
     (tmp_path / "f.txt").write_text("x\nm1\nm2\ny")
-    assert text_of(await grep(tmp_path, pattern="m", context=1)) == (
-        "f.txt-1- x\nf.txt:2: m1\nf.txt-3- m2\nf.txt-2- m1\nf.txt:3: m2\nf.txt-4- y"
+    assert text_of(await grep(tmp_path, pattern="m", context=1)) == "f.txt-1- x\nf.txt:2: m1\nf.txt:3: m2\nf.txt-4- y"
+
+
+async def test_trailing_context_of_the_last_match_and_a_match_inside_it(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "f.txt").write_text("m1\na\nm2\nb\nc\nm3\n")
+    result = await grep(tmp_path, pattern="m", context=1, limit=1)
+    assert text_of(result) == (
+        "f.txt:1: m1\nf.txt-2- a\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"
+    )
+    result = await grep(tmp_path, pattern="m", context=2, limit=1)
+    assert text_of(result) == (
+        "f.txt:1: m1\nf.txt-2- a\nf.txt-3- m2\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"
+    )
+
+
+async def test_limit_notice_for_a_further_match_in_another_file(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "a.txt").write_text("m\n")
+    (tmp_path / "b.txt").write_text("x\nm\n")
+    assert text_of(await grep(tmp_path, pattern="m", limit=1)) == (
+        "a.txt:1: m\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"
     )
 
 
@@ -183,16 +230,16 @@ async def test_case_167_byte_limit_with_match_limit(tmp_path: Path, engine: str)
     result = await grep(tmp_path, pattern="needle", limit=300)
     body, notice = text_of(result).rsplit("\n\n", 1)
     assert len(body.encode()) <= 51200
-    assert notice == "[300 matches limit reached. Use limit=600 for more, or refine pattern. 50.0KB limit reached]"
+    assert notice == "[50.0KB limit reached]"  # exactly 300 matches: no match limit notice (1.6.0)
     assert isinstance(result.details, GrepToolDetails)
     assert result.details.truncation is not None
 
 
-async def test_case_168_exact_limit_still_reports(tmp_path: Path, engine: str) -> None:
+async def test_case_168_exact_limit_has_no_notice(tmp_path: Path, engine: str) -> None:
     (tmp_path / "f.txt").write_text("m\nm\n")
-    assert text_of(await grep(tmp_path, pattern="m", limit=2)).endswith(
-        "\n\n[2 matches limit reached. Use limit=4 for more, or refine pattern]"
-    )
+    result = await grep(tmp_path, pattern="m", limit=2)
+    assert text_of(result) == "f.txt:1: m\nf.txt:2: m"
+    assert result.details is None
 
 
 async def test_case_169_abort(tmp_path: Path, engine: str) -> None:

@@ -51,10 +51,10 @@ async def test_case_183_missing_and_not_a_directory(tmp_path: Path) -> None:
     (tmp_path / "A.txt").write_text("x")
     with pytest.raises(LsError) as caught:
         await ls(tmp_path, path="nope")
-    assert str(caught.value) == f"Path not found: {tmp_path}/nope"
+    assert str(caught.value) == f"Path not found: {tmp_path}/nope\nList its parent directory to see what is there."
     with pytest.raises(LsError) as caught:
         await ls(tmp_path, path="A.txt")
-    assert str(caught.value) == f"Not a directory: {tmp_path}/A.txt"
+    assert str(caught.value) == f"Not a directory: {tmp_path}/A.txt\nIt is a file: read it with read."
 
 
 async def test_case_184_limit(tmp_path: Path) -> None:
@@ -71,7 +71,7 @@ async def test_case_184_limit(tmp_path: Path) -> None:
 
 
 async def test_limit_below_one_is_clamped(tmp_path: Path) -> None:
-    # Decision D16: clamp to 1 instead of upstream's "(empty directory)".
+    # 1.6.0 (and decision D16): limit = max(1, limit), so limit 0 lists one entry.
     for name in ("a", "b"):
         (tmp_path / name).write_text("x")
     assert text_of(await ls(tmp_path, limit=0)) == "a\n\n[1 entries limit reached. Use limit=2 for more]"

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
-import itertools
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -49,47 +48,58 @@ async def test_c114_write_then_edit_in_one_batch_run_in_call_order(tmp_path: Pat
     assert (tmp_path / "f.txt").read_text() == "B\n"
 
 
-class SlowWrites(LocalWriteOperations):
-    """Records when each write runs, and takes long enough for overlaps to show."""
+class TrackedWrites(LocalWriteOperations):
+    """Counts the writes in progress; each one waits for `peers` writes to be in progress at once (or a timeout).
 
-    def __init__(self) -> None:
-        self.spans: list[tuple[float, float]] = []
+    Writes that run one after the other never see a peer, so they only end after the timeout and
+    `most_at_once` stays 1; writes that run concurrently meet at once.
+    """
+
+    def __init__(self, peers: int, patience: float) -> None:
+        self.peers = peers
+        self.patience = patience
+        self.active = 0
+        self.most_at_once = 0
+        self.writes = 0
+        self.met = asyncio.Event()
 
     async def write_file(self, path: str, data: bytes) -> None:
-        started = time.monotonic()
-        await asyncio.sleep(0.05)
-        await super().write_file(path, data)
-        self.spans.append((started, time.monotonic()))
-
-
-def overlapping(spans: list[tuple[float, float]]) -> bool:
-    ordered = sorted(spans)
-    return any(later[0] < earlier[1] for earlier, later in itertools.pairwise(ordered))
+        self.active += 1
+        self.most_at_once = max(self.most_at_once, self.active)
+        if self.active >= self.peers:
+            self.met.set()
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.met.wait(), self.patience)
+            await super().write_file(path, data)
+            self.writes += 1
+        finally:
+            self.active -= 1
 
 
 async def test_c115_all_spellings_of_one_file_share_a_queue(tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text("")
     (tmp_path / "link.txt").symlink_to(tmp_path / "f.txt")
-    ops = SlowWrites()
+    ops = TrackedWrites(peers=2, patience=0.05)
     tool = create_write_tool(str(tmp_path), WriteToolOptions(operations=ops))
     spellings = ["f.txt", "./f.txt", str(tmp_path / "f.txt"), "link.txt"]
     await asyncio.gather(
         *(tool.execute(str(n), WriteParams(path=p, content=p), None, None) for n, p in enumerate(spellings))
     )
-    assert len(ops.spans) == 4
-    assert not overlapping(ops.spans)
+    assert ops.writes == 4
+    assert ops.most_at_once == 1
     assert (tmp_path / "link.txt").is_symlink()
     assert (tmp_path / "f.txt").read_text() == "link.txt"
 
 
 async def test_c116_different_files_run_concurrently(tmp_path: Path) -> None:
-    ops = SlowWrites()
+    ops = TrackedWrites(peers=2, patience=30)
     tool = create_write_tool(str(tmp_path), WriteToolOptions(operations=ops))
     await asyncio.gather(
         tool.execute("1", WriteParams(path="a.txt", content="a"), None, None),
         tool.execute("2", WriteParams(path="b.txt", content="b"), None, None),
     )
-    assert overlapping(ops.spans)
+    assert ops.most_at_once == 2 and ops.met.is_set()
 
 
 async def test_c117_a_failing_mutation_does_not_block_the_next(tmp_path: Path) -> None:
@@ -110,6 +120,12 @@ async def test_c117_a_failing_mutation_does_not_block_the_next(tmp_path: Path) -
         await first
     assert await second == "ok"
     assert order == ["first", "second"]
+
+
+async def yield_to_others(rounds: int = 20) -> None:
+    """Let every other ready task run its next steps (a yield, not a timed wait)."""
+    for _ in range(rounds):
+        await asyncio.sleep(0)
 
 
 class GatedEdits(LocalEditOperations):
@@ -138,7 +154,7 @@ async def test_c118_abort_while_waiting_in_the_queue(tmp_path: Path) -> None:
     await ops.writing.wait()
     waiting = asyncio.ensure_future(tool.execute("2", edit_params("f.txt", "two", "2"), controller.signal, None))
     later = asyncio.ensure_future(tool.execute("3", edit_params("f.txt", "three", "3"), None, None))
-    await asyncio.sleep(0.01)
+    await yield_to_others()  # both are now queued behind the first
     controller.abort()
     ops.release.set()
     await first
@@ -185,7 +201,7 @@ async def test_cancelled_waiter_keeps_the_chain_intact(tmp_path: Path) -> None:
     last = asyncio.ensure_future(queue.run(path, third))
     await asyncio.sleep(0)
     cancelled.cancel()
-    await asyncio.sleep(0.01)
+    await yield_to_others()
     assert running == ["holder"]  # the third must not overtake the holder
     gate.set()
     await asyncio.gather(first, last)

@@ -104,7 +104,9 @@ async def test_c28_offset_and_limit(tool: AgentTool[ReadParams], tmp_path: Path)
 
 async def test_c29_offset_beyond_end(tool: AgentTool[ReadParams], tmp_path: Path) -> None:
     put(tmp_path, "f.txt", "a\nb\nc")
-    with pytest.raises(FileToolError, match=r"^Offset 100 is beyond end of file \(3 lines total\)$"):
+    with pytest.raises(
+        FileToolError, match=r"^Offset 100 is beyond end of file \(3 lines total\)\nUse an offset from 1 to 3\.$"
+    ):
         await read(tool, "f.txt", offset=100)
 
 
@@ -122,9 +124,13 @@ async def test_c31_no_phantom_line_after_a_final_newline(tool: AgentTool[ReadPar
     assert text_of(await read(tool, "f.txt", limit=2)) == "a\nb\n"
     assert text_of(await read(tool, "f.txt", limit=1)) == "a\n\n[1 more lines in file. Use offset=2 to continue.]"
     assert text_of(await read(tool, "f.txt", offset=2)) == "b\n"
-    with pytest.raises(FileToolError, match=r"^Offset 3 is beyond end of file \(2 lines total\)$"):
+    with pytest.raises(
+        FileToolError, match=r"^Offset 3 is beyond end of file \(2 lines total\)\nUse an offset from 1 to 2\.$"
+    ):
         await read(tool, "f.txt", offset=3)
-    with pytest.raises(FileToolError, match=r"^Offset 4 is beyond end of file \(2 lines total\)$"):
+    with pytest.raises(
+        FileToolError, match=r"^Offset 4 is beyond end of file \(2 lines total\)\nUse an offset from 1 to 2\.$"
+    ):
         await read(tool, "f.txt", offset=4)
 
 
@@ -154,7 +160,7 @@ async def test_c32_empty_file(tool: AgentTool[ReadParams], tmp_path: Path) -> No
     put(tmp_path, "empty.txt", "")
     assert text_of(await read(tool, "empty.txt")) == ""
     assert text_of(await read(tool, "empty.txt", offset=1)) == ""
-    with pytest.raises(FileToolError, match=r"^Offset 2 is beyond end of file \(0 lines total\)$"):
+    with pytest.raises(FileToolError, match=r"^Offset 2 is beyond end of file \(0 lines total\)\nThe file is empty\.$"):
         await read(tool, "empty.txt", offset=2)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
+from pydantic import TypeAdapter
 
 from pi.agent.tool import AgentTool, AgentToolResult
 from pi.ai.abort import AbortController
@@ -25,7 +26,7 @@ from pi.tools.images import (
     fit_within,
     process_image,
 )
-from pi.tools.read import ReadParams, ReadToolOptions, create_read_tool
+from pi.tools.read import ReadParams, ReadToolDetails, ReadToolOptions, create_read_tool
 
 
 def encode(image: Image.Image, kind: str, **params: object) -> bytes:
@@ -125,7 +126,7 @@ async def test_c46_animated_png_gets_a_note(tool: AgentTool[ReadParams], tmp_pat
 
 
 async def test_c47_text_starting_with_gif_stays_text(tool: AgentTool[ReadParams], tmp_path: Path) -> None:
-    # Full GIF87a/GIF89a signature required (the EXCEED of §3.6); pi would call this an image.
+    # A full GIF87a/GIF89a signature is required (as in 1.6.0): this stays a text file.
     (tmp_path / "notes.txt").write_text("GIF is a format\n")
     assert texts(await read(tool, "notes.txt")) == ["GIF is a format\n"]
 
@@ -197,6 +198,15 @@ async def test_c52_wide_image_is_scaled_down(tool: AgentTool[ReadParams], tmp_pa
     assert Image.open(io.BytesIO(base64.b64decode(block.data))).size == (2000, 500)
 
 
+def test_scaled_photo_is_sent_in_the_smaller_encoding() -> None:
+    # 1.6.0: at each size the smaller of PNG and JPEG is tried first; for photo-like noise that is JPEG.
+    photo = Image.frombytes("RGB", (2400, 600), random.Random(3).randbytes(2400 * 600 * 3))
+    result = process_image(encode(photo, "PNG"), "image/png")
+    assert result.ok and result.mime_type == "image/jpeg"
+    flat = process_image(png(4000, 1000), "image/png")
+    assert flat.ok and flat.mime_type == "image/png"  # a flat image compresses better as PNG
+
+
 async def test_c53_resizing_can_be_turned_off(tmp_path: Path) -> None:
     data = png(4000, 1000)
     (tmp_path / "wide.png").write_bytes(data)
@@ -214,13 +224,34 @@ async def test_c54_offset_and_limit_are_ignored_for_images(tool: AgentTool[ReadP
 
 
 async def test_c55_model_without_image_input(tmp_path: Path) -> None:
+    # 1.6.0: no note in the text; the details name the model, and the image is replaced per request.
     (tmp_path / "p.png").write_bytes(png())
-    tool = create_read_tool(str(tmp_path), ReadToolOptions(supports_images=lambda: False))
+    tool = create_read_tool(str(tmp_path), ReadToolOptions(unsupported_image_model=lambda: "text-only-1"))
     result = await read(tool, "p.png")
-    assert texts(result) == [
-        "Read image file [image/png]\n"
-        "[Current model does not support images. The image will be omitted from this request.]"
-    ]
+    assert texts(result) == ["Read image file [image/png]"]
+    assert len(image_blocks(result)) == 1
+    assert result.details.image_unsupported_by_model == "text-only-1"
+    assert TypeAdapter(ReadToolDetails).dump_python(result.details, by_alias=True)["imageUnsupportedByModel"] == (
+        "text-only-1"
+    )
+
+
+async def test_vision_model_gets_no_image_details(tmp_path: Path) -> None:
+    (tmp_path / "p.png").write_bytes(png())
+    result = await read(create_read_tool(str(tmp_path), ReadToolOptions(unsupported_image_model=lambda: None)), "p.png")
+    assert result.details is None
+
+
+async def test_image_structured_content(tool: AgentTool[ReadParams], tmp_path: Path) -> None:
+    data = png()
+    (tmp_path / "p.png").write_bytes(data)
+    result = await read(tool, "p.png")
+    assert result.structured_content == {
+        "type": "image",
+        "data": base64.b64encode(data).decode(),
+        "mimeType": "image/png",
+        "note": "Read image file [image/png]",
+    }
 
 
 async def test_c56_aborted(tool: AgentTool[ReadParams], tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import pi.tools
-from pi.tools import ALL_TOOL_NAMES, create_all_tools
+from pi.tools import ALL_TOOL_NAMES, create_tool
 from pi.tools.edit import create_edit_tool
 
 
@@ -33,21 +33,18 @@ def test_unknown_package_name_is_an_attribute_error() -> None:
     assert "create_read_tool" in dir(pi.tools)
 
 
-def test_all_tools_mapping_builds_each_tool_once_and_only_when_looked_up(tmp_path: Path) -> None:
-    tools = create_all_tools(str(tmp_path))
-    assert list(tools) == list(ALL_TOOL_NAMES) and len(tools) == 7
-    bash = tools["bash"]
-    assert bash.name == "bash" and tools["bash"] is bash
-    assert [tool.name for tool in tools.values()] == list(ALL_TOOL_NAMES)
-    with pytest.raises(KeyError):
-        tools["teleport"]  # type: ignore[index]
+def test_building_one_tool_loads_only_its_modules() -> None:
     code = (
         "import sys, tempfile\n"
-        "from pi.tools import create_all_tools\n"
-        "tools = create_all_tools(tempfile.gettempdir())\n"
-        "print(tools['bash'].name, 'pi.tools.grep' in sys.modules, 'pi.tools.find' in sys.modules)\n"
+        "from pi.tools import create_tool\n"
+        "tool = create_tool('bash', tempfile.gettempdir())\n"
+        "print(tool.name, 'pi.tools.grep' in sys.modules, 'pi.tools.find' in sys.modules)\n"
     )
     assert _run(code) == ["bash", "False", "False"]
+
+
+def test_create_tool_builds_every_name(tmp_path: Path) -> None:
+    assert [create_tool(name, str(tmp_path)).name for name in ALL_TOOL_NAMES] == list(ALL_TOOL_NAMES)
 
 
 def test_edit_tool_repairs_arguments_without_loading_the_engine_up_front(tmp_path: Path) -> None:

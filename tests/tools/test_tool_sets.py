@@ -4,6 +4,8 @@ tool-level path cases of §8.2 that go through read, write and edit.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -21,33 +23,40 @@ from pi.tools import (
     DEFAULT_ACTIVE_TOOL_NAMES,
     BashToolOptions,
     ToolsOptions,
-    create_all_tools,
     create_coding_tools,
     create_edit_tool,
     create_read_only_tools,
     create_read_tool,
+    create_tool,
     create_write_tool,
 )
+from pi.tools.bash import BashParams
 from pi.tools.read import ReadParams
 from pi.tools.write import WriteParams
 
-DEFAULT_BLOCK_TOOLS = """Available tools:
+DEFAULT_BLOCK_TOOLS = """<tools>
 - read: Read file contents
 - bash: Execute bash commands (ls, grep, find, etc.)
 - edit: Make precise file edits with exact text replacement, including multiple disjoint edits in one call
-- write: Create or overwrite files"""
+- write: Create or overwrite files
 
-DEFAULT_BLOCK_GUIDELINES = """Guidelines:
+Additional tools may be available.
+</tools>"""
+
+DEFAULT_BLOCK_RULES = """<rules>
 - Use bash for file operations like ls, rg, find
 - Use read to examine files instead of cat or sed.
 - You can inspect PI_* environment variables for current model and session details.
-- Use edit for precise changes (edits[].oldText must match exactly)
-- When changing multiple separate locations in one file, use one edit call with multiple entries in edits[] instead of multiple edit calls
-- Each edits[].oldText is matched against the original file, not after earlier edits are applied. Do not emit overlapping or nested edits. Merge nearby changes into one edit.
-- Keep edits[].oldText as small as possible while still being unique in the file. Do not pad with large unchanged regions.
+- Use edit for targeted changes. Batch changes to one file in a single call.
+- Each edits[].oldText must exactly and uniquely match the original file. Keep matches short and non-overlapping; merge nearby changes without including large unchanged regions.
 - Use write only for new files or complete rewrites.
 - Be concise in your responses
-- Show file paths clearly when working with files"""  # noqa: E501
+- Show file paths clearly when working with files
+</rules>"""  # noqa: E501
+
+
+def await_result(awaitable: Any) -> Any:
+    return asyncio.run(awaitable)
 
 
 def prompt_for(tools: list[AgentTool[Any]], cwd: Path | str = "/work", **kwargs: Any) -> str:
@@ -61,7 +70,6 @@ def test_case_188_sets(tmp_path: Path) -> None:
     assert [t.name for t in create_coding_tools(str(tmp_path))] == ["read", "bash", "edit", "write"]
     assert [t.name for t in create_read_only_tools(str(tmp_path))] == ["read", "grep", "find", "ls"]
     assert ALL_TOOL_NAMES == ("read", "bash", "edit", "write", "grep", "find", "ls")
-    assert list(create_all_tools(str(tmp_path))) == list(ALL_TOOL_NAMES)
 
 
 def test_case_189_default_active_set() -> None:
@@ -70,14 +78,16 @@ def test_case_189_default_active_set() -> None:
 
 
 def test_options_reach_each_tool(tmp_path: Path) -> None:
-    tools = create_coding_tools(str(tmp_path), ToolsOptions(bash=BashToolOptions(expose_session_environment=False)))
-    assert tools[1].prompt_guidelines == []
+    tools = create_coding_tools(str(tmp_path), ToolsOptions(bash=BashToolOptions(command_prefix="echo from-prefix")))
+    assert tools[1].name == "bash"
+    result = await_result(tools[1].execute("c", BashParams(command="true"), None, None))
+    assert read_text(result) == "from-prefix\n"
 
 
 def test_case_190_default_prompt_tool_block(tmp_path: Path) -> None:
     prompt = prompt_for(create_coding_tools(str(tmp_path)))
     assert DEFAULT_BLOCK_TOOLS in prompt
-    assert DEFAULT_BLOCK_GUIDELINES in prompt
+    assert DEFAULT_BLOCK_RULES in prompt
 
 
 def test_case_191_read_only_prompt(tmp_path: Path) -> None:
@@ -86,8 +96,8 @@ def test_case_191_read_only_prompt(tmp_path: Path) -> None:
     assert "- grep: Search file contents for patterns (respects .gitignore)" in prompt
     assert "- find: Find files by glob pattern (respects .gitignore)" in prompt
     assert "- ls: List directory contents" in prompt
-    guidelines = prompt.split("Guidelines:\n", 1)[1].split("\n\n", 1)[0]
-    assert guidelines == (
+    rules = prompt.split("<rules>\n", 1)[1].split("\n</rules>", 1)[0]
+    assert rules == (
         "- Use read to examine files instead of cat or sed.\n"
         "- Be concise in your responses\n"
         "- Show file paths clearly when working with files"
@@ -95,28 +105,26 @@ def test_case_191_read_only_prompt(tmp_path: Path) -> None:
 
 
 def test_case_192_bash_with_grep(tmp_path: Path) -> None:
-    tools = create_all_tools(str(tmp_path))
-    assert "Use bash for file operations" not in prompt_for([tools["bash"], tools["grep"]])
+    tools = [create_tool("bash", str(tmp_path)), create_tool("grep", str(tmp_path))]
+    assert "Use bash for file operations" not in prompt_for(tools)
 
 
 def test_case_193_no_tools() -> None:
-    assert "Available tools:\n(none)" in prompt_for([])
+    assert "<tools>\n(none)\n\nAdditional tools may be available.\n</tools>" in prompt_for([])
 
 
 def test_case_194_custom_tool_without_snippet(tmp_path: Path) -> None:
-    tools = create_all_tools(str(tmp_path))
-    quiet = AgentTool(
-        name="quiet", label="quiet", description="d", parameters=ReadParams, execute=tools["read"].execute
-    )
+    read = create_tool("read", str(tmp_path))
+    quiet = AgentTool(name="quiet", label="quiet", description="d", parameters=ReadParams, execute=read.execute)
     loud = AgentTool(
         name="loud",
         label="loud",
         description="d",
         parameters=ReadParams,
-        execute=tools["read"].execute,
+        execute=read.execute,
         prompt_snippet="Say it loud",
     )
-    prompt = prompt_for([tools["read"], quiet, loud])
+    prompt = prompt_for([read, quiet, loud])
     assert "quiet" not in prompt
     assert "- read: Read file contents\n- loud: Say it loud" in prompt
 
@@ -129,18 +137,19 @@ def test_case_195_duplicate_guideline_once(tmp_path: Path) -> None:
 
 
 def test_case_196_windows_cwd(tmp_path: Path) -> None:
-    assert prompt_for(create_coding_tools(str(tmp_path)), cwd="C:\\work\\proj").endswith(
-        "Current working directory: C:/work/proj"
-    )
+    assert prompt_for(create_coding_tools(str(tmp_path)), cwd="C:\\work\\proj").endswith("<cwd>\nC:/work/proj\n</cwd>")
 
 
-def test_case_197_skills_need_read(tmp_path: Path) -> None:
+def test_case_197_skills_need_read_or_bash(tmp_path: Path) -> None:
     from pi.app.skills import Skill
 
     skill = Skill(name="deploy", description="Ship it", path=tmp_path / "SKILL.md", base_dir=tmp_path, source="user")
-    tools = create_all_tools(str(tmp_path))
-    assert "deploy" in prompt_for([tools["read"]], skills=[skill])
-    assert "deploy" not in prompt_for([tools["bash"]], skills=[skill])
+    # 1.6.0: read, else bash loads a skill's file; with neither there is no skills block.
+    with_read = prompt_for([create_tool("read", str(tmp_path))], skills=[skill])
+    assert "deploy" in with_read and "Use the read tool to load a skill's file" in with_read
+    with_bash = prompt_for([create_tool("bash", str(tmp_path))], skills=[skill])
+    assert "deploy" in with_bash and "Use bash to load a skill's file" in with_bash
+    assert "deploy" not in prompt_for([create_tool("ls", str(tmp_path))], skills=[skill])
 
 
 # --- 8.16 framework: what the agent loop does with these tools --------------------------------------------
@@ -150,7 +159,7 @@ async def call_once(faux: FauxProvider, cwd: Path, name: str, arguments: dict[st
     faux.set_responses(
         [faux_assistant_message(faux_tool_call(name, arguments, id="call-1")), faux_assistant_message("done")]
     )
-    agent = Agent(model=faux.model, tools=create_all_tools(str(cwd)).values(), stream_fn=stream)
+    agent = Agent(model=faux.model, tools=[create_tool(name, str(cwd)) for name in ALL_TOOL_NAMES], stream_fn=stream)
     await agent.prompt("go")
     results = [m for m in agent.state.messages if isinstance(m, ToolResultMessage)]
     assert len(results) == 1
@@ -197,7 +206,7 @@ async def test_case_203_thrown_error_becomes_error_result(faux: FauxProvider, tm
     assert result.is_error
     assert only_text(result) == "oops\n\n\nCommand exited with code 4"
     result = await call_once(faux, tmp_path, "ls", {"path": "missing"})
-    assert only_text(result) == f"Path not found: {tmp_path}/missing"
+    assert only_text(result) == f"Path not found: {tmp_path}/missing\nList its parent directory to see what is there."
 
 
 # --- 8.2 path handling through the file tools --------------------------------------------------------------
@@ -260,7 +269,7 @@ async def test_case_19_edit_does_not_guess(tmp_path: Path) -> None:
     params = edit.parameters.model_validate({"path": path, "edits": [{"oldText": "hello", "newText": "bye"}]})
     with pytest.raises(Exception) as caught:
         await edit.execute("c", params, None, None)
-    assert str(caught.value) == f"Could not edit file: {path}. Error code: ENOENT."
+    assert str(caught.value).startswith(f"Could not edit file: {path}. Error code: ENOENT.\n")
 
 
 async def test_case_20_relative_and_absolute(tmp_path: Path) -> None:
@@ -276,3 +285,33 @@ async def test_case_21_double_at(tmp_path: Path) -> None:
     (tmp_path / "@x.txt").write_text("at\n")
     result = await create_read_tool(str(tmp_path)).execute("c", ReadParams(path="@@x.txt"), None, None)
     assert read_text(result) == "at\n"
+
+
+# --- size of what every request carries ------------------------------------------------------------------
+
+PI_1_6_0_DEFAULT_TOOLS_CHARS = 2956
+"""pi 1.6.0's read, bash, edit and write definitions, measured the same way in a captured request."""
+
+
+def test_default_tool_definitions_are_no_larger_than_pi_1_6_0s(tmp_path: Path) -> None:
+    # As an OpenAI-style request carries them (JSON with the default separators), every turn.
+    definitions = [tool.to_tool() for tool in create_coding_tools(str(tmp_path))]
+    payload = [
+        {
+            "type": "function",
+            "function": {"name": d.name, "description": d.description, "parameters": d.parameters, "strict": False},
+        }
+        for d in definitions
+    ]
+    assert len(json.dumps(payload)) <= PI_1_6_0_DEFAULT_TOOLS_CHARS
+
+
+def test_schemas_are_compact_but_complete(tmp_path: Path) -> None:
+    for name in ALL_TOOL_NAMES:
+        schema = create_tool(name, str(tmp_path)).to_tool().parameters
+        text = json.dumps(schema)
+        assert "anyOf" not in text and "null" not in text and "$ref" not in text and "title" not in text, name
+        assert schema["type"] == "object", name
+        assert set(schema.get("required", [])) <= set(schema["properties"]), name
+        for prop in schema["properties"].values():
+            assert prop.get("description") and prop.get("type"), (name, prop)

@@ -67,13 +67,17 @@ async def test_c62_directory_path(tool: AgentTool[WriteParams], tmp_path: Path) 
     (tmp_path / "d").mkdir()
     with pytest.raises(FileToolError) as caught:
         await run(tool, "d", "x")
-    assert str(caught.value) == f"EISDIR: illegal operation on a directory, open '{tmp_path / 'd'}'"
+    assert str(caught.value) == (
+        f"EISDIR: illegal operation on a directory, open '{tmp_path / 'd'}'\n"
+        "The path is a directory: give the path of a file inside it."
+    )
 
 
 async def test_c63_parent_is_a_file(tool: AgentTool[WriteParams], tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text("x")
-    with pytest.raises(FileToolError, match=r"^(ENOTDIR|EEXIST): "):
+    with pytest.raises(FileToolError, match=r"^(ENOTDIR|EEXIST): ") as caught:
         await run(tool, "f.txt/child.txt", "x")
+    assert str(caught.value).endswith("\nA part of the path is a file, not a directory: check the path with ls.")
 
 
 async def test_c64_at_prefix_is_dropped(tool: AgentTool[WriteParams], tmp_path: Path) -> None:
@@ -162,7 +166,10 @@ async def test_write_failure_is_reported_in_node_form(
     monkeypatch.setattr(os, "fsync", full_disk)
     with pytest.raises(FileToolError) as caught:
         await run(tool, "f.txt", "x")
-    assert str(caught.value) == f"ENOSPC: no space left on device, open '{tmp_path / 'f.txt'}'"
+    assert str(caught.value) == (
+        f"ENOSPC: no space left on device, open '{tmp_path / 'f.txt'}'\n"
+        "The disk is full: free some space or write somewhere else."
+    )
 
 
 def test_lone_surrogates_are_replaced() -> None:

@@ -9,7 +9,6 @@ default; SSH, a container or a test double through its Operations).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -165,34 +164,6 @@ def create_read_only_tools(cwd: str, options: ToolsOptions | None = None) -> lis
     return [create_tool(name, cwd, options) for name in READ_ONLY_TOOL_NAMES]
 
 
-class _ToolsByName(Mapping[ToolName, AgentTool[Any]]):
-    """Every built-in tool by name, each built (and its module imported) the first time it is looked up."""
-
-    def __init__(self, cwd: str, options: ToolsOptions | None) -> None:
-        self._cwd = cwd
-        self._options = options
-        self._built: dict[ToolName, AgentTool[Any]] = {}
-
-    def __getitem__(self, name: ToolName) -> AgentTool[Any]:
-        tool = self._built.get(name)
-        if tool is None:
-            if name not in ALL_TOOL_NAMES:
-                raise KeyError(name)
-            tool = self._built[name] = create_tool(name, self._cwd, self._options)
-        return tool
-
-    def __iter__(self) -> Iterator[ToolName]:
-        return iter(ALL_TOOL_NAMES)
-
-    def __len__(self) -> int:
-        return len(ALL_TOOL_NAMES)
-
-
-def create_all_tools(cwd: str, options: ToolsOptions | None = None) -> Mapping[ToolName, AgentTool[Any]]:
-    """All seven built-in tools by name; a tool that is never looked up is never built."""
-    return _ToolsByName(cwd, options)
-
-
 __all__ = [
     "ALL_TOOL_NAMES",
     "DEFAULT_ACTIVE_TOOL_NAMES",
@@ -224,7 +195,6 @@ __all__ = [
     "ToolsOptions",
     "TruncationResult",
     "WriteToolOptions",
-    "create_all_tools",
     "create_bash_tool",
     "create_coding_tools",
     "create_edit_tool",

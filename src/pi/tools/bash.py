@@ -15,24 +15,20 @@ import inspect
 import math
 import os
 import shutil
+import signal as signals
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
 from pi.ai.types import PiModel, TextContent
-from pi.tools.shell import (
-    CommandAborted,
-    CommandTimedOut,
-    ExecResult,
-    OnData,
-    OutputCapture,
-    OutputSnapshot,
-    run_shell_command,
-)
+from pi.tools.output_capture import OutputCapture, OutputSnapshot
+from pi.tools.schema import ToolParams
+from pi.tools.shell import CommandAborted, CommandTimedOut, ExecResult, OnData, run_shell_command
 from pi.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, format_size
 
 MAX_TIMEOUT_SECONDS = 2_147_483_647 / 1000
@@ -43,12 +39,10 @@ BASH_UPDATE_THROTTLE_S = 0.1
 SESSION_ENV_NAMES = ("PI_SESSION_ID", "PI_SESSION_FILE", "PI_PROVIDER", "PI_MODEL", "PI_REASONING_LEVEL")
 
 
-class BashParams(BaseModel):
-    command: str = Field(description="The bash command line to run, in the working directory.")
+class BashParams(ToolParams):
+    command: str = Field(description="Bash command line to run")
     timeout: float | None = Field(
-        default=None,
-        description="Seconds after which the command and everything it started are killed. "
-        "There is no timeout unless you give one; set it for anything that might hang or wait for input.",
+        default=None, description="Seconds until it and its children are killed (default: never)"
     )
 
 
@@ -62,7 +56,7 @@ class BashToolDetails(PiModel):
 
 
 class BashError(Exception):
-    """The command failed (exit code, signal, timeout, abort); the message carries its output."""
+    """The command could not run to an outcome (aborted, bad timeout); the message carries its output."""
 
     def __init__(self, message: str, details: BashToolDetails | None = None) -> None:
         super().__init__(message)
@@ -134,7 +128,7 @@ class BashPrepare(Protocol):
 
 
 SpawnHook = Callable[[BashExecution], BashExecution]
-SessionEnvironment = Callable[[], Mapping[str, str]]
+CommandEnvironment = Callable[[], Mapping[str, str]]
 
 
 @dataclass(slots=True)
@@ -147,9 +141,12 @@ class BashToolOptions:
     spawn_hook: SpawnHook | None = None
     default_timeout: float | None = None
     """Applied when the model gives no timeout (none by default)."""
-    expose_session_environment: bool = True
-    """Replace inherited PI_* variables with the current session's (from `session_environment`)."""
-    session_environment: SessionEnvironment | None = None
+    env: CommandEnvironment | None = None
+    """Extra variables, read as each command starts and set over the inherited environment.
+
+    A session passes its PI_SESSION_ID, PI_SESSION_FILE, PI_PROVIDER, PI_MODEL and PI_REASONING_LEVEL
+    here, so a command sees the current values; those inherited from a parent process are dropped.
+    """
     temp_dir: str | None = None
     """Where full-output files go (the system temp directory by default)."""
 
@@ -168,16 +165,21 @@ def validate_timeout(timeout: float | None) -> None:
     if timeout is None:
         return
     if not math.isfinite(timeout) or timeout <= 0:
-        raise BashError("Invalid timeout: must be a finite number of seconds")
+        raise BashError(
+            "Invalid timeout: must be a finite number of seconds\n"
+            "Pass a number of seconds above 0, or leave timeout out for none."
+        )
     if timeout > MAX_TIMEOUT_SECONDS:
-        raise BashError(f"Invalid timeout: maximum is {format_seconds(MAX_TIMEOUT_SECONDS)} seconds")
+        raise BashError(
+            f"Invalid timeout: maximum is {format_seconds(MAX_TIMEOUT_SECONDS)} seconds\n"
+            "Pass a smaller number of seconds, or leave timeout out for none."
+        )
 
 
-def _base_environment(options: BashToolOptions) -> dict[str, str]:
+def _base_environment() -> dict[str, str]:
     env = dict(os.environ)
-    if options.expose_session_environment:
-        for name in SESSION_ENV_NAMES:
-            env.pop(name, None)
+    for name in SESSION_ENV_NAMES:  # they would describe the session of a parent process
+        env.pop(name, None)
     path = env.get("PATH", "")
     with_rg = _path_with_rg(path)
     if with_rg != path:
@@ -287,18 +289,90 @@ class _UpdateStreamer:
 # --- the tool ----------------------------------------------------------------------------------------
 
 DESCRIPTION = (
-    "Run a bash command in the current working directory and get its combined stdout and stderr. "
-    f"Only the last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB of output are shown (whichever "
-    "comes first); when output is cut, all of it is saved to a file whose path is given, so you can read or "
-    "search it. Stdin is closed, so interactive programs get no input. There is no default timeout: pass "
-    "`timeout` (seconds) for commands that might hang."
+    "Run a bash command in the working directory; stdout and stderr come back combined. Only the last "
+    f"{DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB are shown; the full output is then saved to a "
+    "file whose path is given. Stdin is closed."
 )
 
 SNIPPET = "Execute bash commands (ls, grep, find, etc.)"
 SESSION_ENV_GUIDELINE = "You can inspect PI_* environment variables for current model and session details."
 
 
+def _outcome_text(text: str, outcome: str) -> str:
+    if not text and outcome.startswith("Command exited"):
+        text = "(no output)"
+    return f"{text}\n\n{outcome}" if text else outcome
+
+
+def _timeout_message(error: CommandTimedOut) -> str:
+    message = f"Command timed out after {format_seconds(error.seconds)} seconds"
+    if error.shell_exit_code is None or error.shell_exit_seconds is None:
+        return message
+    return (
+        f"{message}. The shell exited with code {error.shell_exit_code} after {error.shell_exit_seconds:.1f} "
+        "seconds, but background processes it started kept writing output until the timeout."
+    )
+
+
+def _exit_outcome(result: ExecResult) -> tuple[str | None, int | None]:
+    """The failure line for a finished command (None on success) and the exit code to report."""
+    if result.signal_name is not None:
+        number = getattr(signals.Signals, result.signal_name, None)
+        code = 128 + int(number) if number is not None else None
+        return f"Command terminated by signal {result.signal_name}", code
+    if result.exit_code is None:
+        return "Command terminated without an exit code", None
+    if result.exit_code != 0:
+        return f"Command exited with code {result.exit_code}", result.exit_code
+    return None, 0
+
+
+async def _execution(opts: BashToolOptions, command: str, cwd: str, signal: AbortSignal | None) -> BashExecution:
+    """The command as it will run, after the prefix, the extra variables and the integrator's hooks."""
+    command = f"{opts.command_prefix}\n{command}" if opts.command_prefix else command
+    extra = dict(opts.env()) if opts.env is not None else {}
+    execution = BashExecution(command=command, cwd=cwd, env=extra)
+    if opts.prepare is not None:
+        await opts.prepare(execution, signal)
+    if opts.spawn_hook is not None:
+        execution = opts.spawn_hook(execution)
+    return execution
+
+
+def _final_result(
+    capture: OutputCapture, snapshot: OutputSnapshot, outcome: str | None, exit_code: int | None, seconds: float
+) -> AgentToolResult:
+    """The model's text (output tail, notices, failure line) plus the structured form for programs.
+
+    A failed command is an error result rather than an exception, so its details survive; only an
+    abort raises, as every tool does when the user stops it.
+    """
+    text = output_text(snapshot)
+    details = _details(snapshot)
+    if outcome == "Command aborted":
+        raise BashError(_outcome_text(text, outcome), details)
+    structured: dict[str, Any] = {
+        "output": capture.excerpt(),
+        "truncated": snapshot.truncation.truncated,
+        "exit_code": exit_code,
+        "wall_time_seconds": round(seconds, 3),
+    }
+    if snapshot.full_output_path is not None:
+        structured["full_output_path"] = snapshot.full_output_path
+    if outcome is not None:
+        return AgentToolResult(
+            content=[TextContent(text=_outcome_text(text, outcome))],
+            details=details,
+            is_error=True,
+            structured_content=structured,
+        )
+    return AgentToolResult(
+        content=[TextContent(text=text or "(no output)")], details=details, structured_content=structured
+    )
+
+
 def create_bash_tool(cwd: str, options: BashToolOptions | None = None) -> AgentTool[BashParams]:
+    """The bash tool; a failed command comes back as an error result that keeps its output and details."""
     opts = options or BashToolOptions()
     operations = opts.operations or LocalBashOperations(opts.shell_path)
 
@@ -312,15 +386,8 @@ def create_bash_tool(cwd: str, options: BashToolOptions | None = None) -> AgentT
         validate_timeout(timeout)
         if signal is not None and signal.aborted:
             raise BashError("Command aborted")
-
-        command = f"{opts.command_prefix}\n{params.command}" if opts.command_prefix else params.command
-        session_env = dict(opts.session_environment()) if opts.session_environment is not None else {}
-        execution = BashExecution(command=command, cwd=cwd, env=session_env if opts.expose_session_environment else {})
-        if opts.prepare is not None:
-            await opts.prepare(execution, signal)
-        if opts.spawn_hook is not None:
-            execution = opts.spawn_hook(execution)
-        env = _base_environment(opts) if execution.inherit_env else {}
+        execution = await _execution(opts, params.command, cwd, signal)
+        env = _base_environment() if execution.inherit_env else {}
         env.update(execution.env)
 
         capture = OutputCapture(temp_dir=opts.temp_dir)
@@ -331,35 +398,26 @@ def create_bash_tool(cwd: str, options: BashToolOptions | None = None) -> AgentT
             capture.feed(chunk)
             streamer.notify()
 
+        started = time.monotonic()
         outcome: str | None = None
+        exit_code: int | None = None
         try:
             result = await operations.exec(
                 execution.command, execution.cwd, on_data=on_data, signal=signal, timeout=timeout, env=env
             )
+            outcome, exit_code = _exit_outcome(result)
         except CommandAborted:
             outcome = "Command aborted"
         except CommandTimedOut as error:
-            outcome = f"Command timed out after {format_seconds(error.seconds)} seconds"
+            outcome = _timeout_message(error)
         finally:
             streamer.close()
             capture.finish()
 
         snapshot = capture.snapshot()
         await streamer.finish(snapshot)
-        text = output_text(snapshot)
-        details = _details(snapshot)
-        if outcome is None:
-            if result.signal_name is not None:
-                outcome = f"Command terminated by signal {result.signal_name}"
-            elif result.exit_code not in (0, None):
-                outcome = f"Command exited with code {result.exit_code}"
-        if outcome is not None:
-            if not text and outcome.startswith("Command exited"):
-                text = "(no output)"
-            raise BashError(f"{text}\n\n{outcome}" if text else outcome, details)
-        return AgentToolResult(content=[TextContent(text=text or "(no output)")], details=details)
+        return _final_result(capture, snapshot, outcome, exit_code, time.monotonic() - started)
 
-    guidelines = [SESSION_ENV_GUIDELINE] if opts.expose_session_environment else []
     return AgentTool(
         name="bash",
         label="bash",
@@ -367,7 +425,7 @@ def create_bash_tool(cwd: str, options: BashToolOptions | None = None) -> AgentT
         parameters=BashParams,
         execute=execute,
         prompt_snippet=SNIPPET,
-        prompt_guidelines=guidelines,
+        prompt_guidelines=[SESSION_ENV_GUIDELINE],
     )
 
 
@@ -381,8 +439,8 @@ __all__ = [
     "BashPrepare",
     "BashToolDetails",
     "BashToolOptions",
+    "CommandEnvironment",
     "LocalBashOperations",
-    "SessionEnvironment",
     "SpawnHook",
     "create_bash_tool",
     "create_local_bash_operations",

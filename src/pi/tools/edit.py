@@ -14,18 +14,20 @@ import errno
 import os
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
 from pi.ai.types import TextContent
+from pi.tools.edit_arguments import prepare_edit_arguments
 from pi.tools.fs_errors import FileToolError, error_code, raise_if_aborted
 from pi.tools.mutation_queue import FileMutationQueue, with_file_mutation_queue
 from pi.tools.paths import resolve_to_cwd
+from pi.tools.schema import ToolParams
 from pi.tools.write import write_file_atomically
 
 if TYPE_CHECKING:
@@ -35,51 +37,18 @@ if TYPE_CHECKING:
     from pi.tools.edit_engine import Replacement
 
 
-class ReplaceEdit(BaseModel):
+class ReplaceEdit(ToolParams):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
-    old_text: str = Field(
-        description=(
-            "Exact text to replace, copied from the file. It must occur exactly once in the original file "
-            "and must not overlap the oldText of any other edit in this call."
-        )
-    )
-    new_text: str = Field(description="Text that takes its place")
+    old_text: str = Field(description="Exact text from the file, unique in it")
+    new_text: str = Field(description="Replacement text")
 
 
-class EditParams(BaseModel):
+class EditParams(ToolParams):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
-    path: str = Field(description="File to edit, relative to the working directory or absolute")
-    edits: list[ReplaceEdit] = Field(
-        description=(
-            "One or more replacements. Every oldText is located in the original file, not in the result of "
-            "earlier edits. Edits must not overlap or nest; when two changes touch the same or neighbouring "
-            "lines, make them one edit."
-        )
-    )
-
-    @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """Item schema written inline: some providers reject `$ref` in tool parameters."""
-        return _inline_refs(super().model_json_schema(*args, **kwargs))
-
-
-def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    definitions = schema.pop("$defs", {})
-
-    def resolve(node: Any) -> Any:
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/$defs/"):
-                return resolve(definitions[ref.removeprefix("#/$defs/")])
-            return {key: resolve(value) for key, value in node.items()}
-        if isinstance(node, list):
-            return [resolve(item) for item in node]
-        return node
-
-    resolved: dict[str, Any] = resolve(schema)
-    return resolved
+    path: str = Field(description="File to edit (relative or absolute)")
+    edits: list[ReplaceEdit] = Field(description="Replacements, all matched against the original file")
 
 
 @pydantic_dataclass(frozen=True, config=ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True))
@@ -133,12 +102,27 @@ class LocalEditOperations:
 
 # --- shared flow ----------------------------------------------------------------------------------
 
-EMPTY_EDITS_MESSAGE = "Edit tool input is invalid. edits must contain at least one replacement."
+EMPTY_EDITS_MESSAGE = (
+    "Edit tool input is invalid. edits must contain at least one replacement. "
+    'Pass edits as a list of {"oldText": ..., "newText": ...} objects.'
+)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+_NEXT_STEPS = {
+    errno.ENOENT: "The file does not exist: check the path with ls, or create the file with write.",
+    errno.EISDIR: "The path is a directory: list it with ls and edit a file inside it.",
+    errno.EACCES: "The file is not writable: check its permissions with ls -l.",
+    errno.EPERM: "The file is not writable: check its permissions with ls -l.",
+    errno.ENOTDIR: "A part of the path is a file, not a directory: check the path with ls.",
+    errno.EROFS: "The file system is read-only: the file cannot be edited here.",
+}
+
+
 def _cannot_edit(path: str, exc: OSError) -> FileToolError:
-    return FileToolError(f"Could not edit file: {path}. Error code: {error_code(exc)}.")
+    message = f"Could not edit file: {path}. Error code: {error_code(exc)}."
+    next_step = _NEXT_STEPS.get(exc.errno or 0)
+    return FileToolError(f"{message}\n{next_step}" if next_step else message)
 
 
 def _printable(text: str) -> str:
@@ -194,30 +178,17 @@ async def compute_edits_diff(
 # --- tool -----------------------------------------------------------------------------------------
 
 DESCRIPTION = (
-    "Edit one file by replacing exact pieces of its text. Each edits[].oldText must appear exactly once "
-    "in the original file and must not overlap another edit of the same call; all edits are matched "
-    "against the original, not applied one after another. Combine changes to nearby lines into one edit, "
-    "and keep oldText short: do not include long unchanged stretches just to join distant changes "
-    "(use several edits instead)."
+    "Replace exact text in one file. Each edits[].oldText must match one unique part of the original "
+    "file, not overlapping another edit. Merge changes to nearby lines into one edit; keep oldText short."
 )
 
 PROMPT_SNIPPET = "Make precise file edits with exact text replacement, including multiple disjoint edits in one call"
 
 PROMPT_GUIDELINES = [
-    "Use edit for precise changes (edits[].oldText must match exactly)",
-    "When changing multiple separate locations in one file, use one edit call with multiple entries in edits[] "
-    "instead of multiple edit calls",
-    "Each edits[].oldText is matched against the original file, not after earlier edits are applied. "
-    "Do not emit overlapping or nested edits. Merge nearby changes into one edit.",
-    "Keep edits[].oldText as small as possible while still being unique in the file. "
-    "Do not pad with large unchanged regions.",
+    "Use edit for targeted changes. Batch changes to one file in a single call.",
+    "Each edits[].oldText must exactly and uniquely match the original file. Keep matches short and "
+    "non-overlapping; merge nearby changes without including large unchanged regions.",
 ]
-
-
-def _prepare_arguments(args: Any) -> Any:
-    from pi.tools.edit_engine import prepare_edit_arguments
-
-    return prepare_edit_arguments(args)
 
 
 @dataclass(slots=True)
@@ -249,15 +220,16 @@ def create_edit_tool(cwd: str, options: EditToolOptions | None = None) -> AgentT
             outcome = apply_edits(
                 text, _replacements(params.edits), params.path, collapse_whitespace=opts.collapse_whitespace
             )
+            # The diff is made before writing, so a failure there can never follow a changed file.
+            parts = diff_lines(outcome.base_content, outcome.new_content)
+            display = generate_diff_string(outcome.base_content, outcome.new_content, parts=parts)
+            patch = generate_unified_patch(params.path, outcome.base_content, outcome.new_content, parts=parts)
             data = outcome.final_text.encode("utf-8", "surrogateescape")
             try:
                 await ops.write_file(absolute, data)
             except OSError as exc:
                 raise _cannot_edit(params.path, exc) from exc
             raise_if_aborted(signal)
-            parts = diff_lines(outcome.base_content, outcome.new_content)
-            display = generate_diff_string(outcome.base_content, outcome.new_content, parts=parts)
-            patch = generate_unified_patch(params.path, outcome.base_content, outcome.new_content, parts=parts)
             return AgentToolResult(
                 content=[TextContent(text=f"Successfully replaced {len(params.edits)} block(s) in {params.path}.")],
                 details=EditToolDetails(
@@ -275,7 +247,7 @@ def create_edit_tool(cwd: str, options: EditToolOptions | None = None) -> AgentT
         description=DESCRIPTION,
         parameters=EditParams,
         execute=execute,
-        prepare_arguments=_prepare_arguments,
+        prepare_arguments=prepare_edit_arguments,
         prompt_snippet=PROMPT_SNIPPET,
         prompt_guidelines=list(PROMPT_GUIDELINES),
     )

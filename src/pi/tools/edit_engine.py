@@ -14,12 +14,11 @@ All messages here are read by the model, which retries with them; the one-line f
 from __future__ import annotations
 
 import itertools
-import json
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 LineEnding = Literal["\r\n", "\n"]
 
@@ -59,7 +58,7 @@ def strip_bom(text: str) -> tuple[str, str]:
 
 
 def detect_line_ending(text: str) -> LineEnding:
-    """The style of the first newline decides for the whole file (LF when there is none)."""
+    """The style of the first newline: what a line break inside new text gets when its line has none."""
     index = text.find("\n")
     if index > 0 and text[index - 1] == "\r":
         return "\r\n"
@@ -71,14 +70,67 @@ def normalize_to_lf(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def restore_line_endings(text: str, ending: LineEnding) -> str:
-    return text.replace("\n", "\r\n") if ending == "\r\n" else text
+_LF_BREAKS = re.compile("\r\n|\n")
+
+
+class LineMap:
+    """A file's text with every line break as LF, and the way back to the original's positions.
+
+    Line breaks are CRLF or LF; a lone CR is a break only in a file with no LF at all (old Mac
+    files), elsewhere it is content. Keeping each line's own break lets an edit change some lines
+    while every untouched line keeps its ending, also in files that mix CRLF and LF.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        breaks = _LF_BREAKS if "\n" in text else re.compile("\r")
+        self.original_starts = [0]
+        self.endings: list[str] = []
+        parts: list[str] = []
+        cursor = 0
+        for found in breaks.finditer(text):
+            parts.append(text[cursor : found.start()])
+            self.endings.append(found.group())
+            cursor = found.end()
+            self.original_starts.append(cursor)
+        parts.append(text[cursor:])
+        self.endings.append("")
+        self.normalized = "\n".join(parts)
+        self.normalized_starts = [0]
+        for part in parts[:-1]:
+            self.normalized_starts.append(self.normalized_starts[-1] + len(part) + 1)
+
+    def to_original(self, offset: int) -> int:
+        line = _line_of(self.normalized_starts, offset)
+        return self.original_starts[line] + offset - self.normalized_starts[line]
+
+    def ending_at(self, offset: int) -> str:
+        """The line break used for new lines inserted at `offset`: that line's own, else the one before it."""
+        line = _line_of(self.normalized_starts, offset)
+        for candidate in (line, line - 1):
+            if candidate >= 0 and self.endings[candidate]:
+                return self.endings[candidate]
+        return detect_line_ending(self.text) if "\n" in self.text else (self.endings[0] or "\n")
+
+    def splice(self, splices: Sequence[tuple[int, int, str]]) -> str:
+        """The original text with each normalised (start, end, text) replaced, breaks in `text` matching their line."""
+        parts: list[str] = []
+        cursor = 0
+        for start, end, replacement in splices:
+            original_start = self.to_original(start)
+            parts.append(self.text[cursor:original_start])
+            ending = self.ending_at(start)
+            parts.append(replacement.replace("\n", ending) if ending != "\n" else replacement)
+            cursor = self.to_original(end)
+        parts.append(self.text[cursor:])
+        return "".join(parts)
 
 
 # --- fuzzy normalisation --------------------------------------------------------------------------
 
 
-def _normalize_line(line: str, collapse_whitespace: bool) -> str:
+def normalize_fuzzy_line(line: str, collapse_whitespace: bool = False) -> str:
+    """One line as the fuzzy comparison sees it (see `normalize_for_fuzzy_match`)."""
     line = unicodedata.normalize("NFKC", line).rstrip(_JS_WHITESPACE).translate(_FUZZY_TRANSLATION)
     if collapse_whitespace:
         line = _INTERIOR_RUN.sub(" ", line)
@@ -108,7 +160,7 @@ def normalize_for_fuzzy_match(text: str, *, collapse_whitespace: bool = False) -
     if not text.isascii() and not unicodedata.is_normalized("NFKC", text):
         normalized = unicodedata.normalize("NFKC", text)
         if normalized.count("\n") != text.count("\n"):  # never seen; keep lines aligned regardless
-            return "\n".join(_normalize_line(line, collapse_whitespace) for line in text.split("\n"))
+            return "\n".join(normalize_fuzzy_line(line, collapse_whitespace) for line in text.split("\n"))
         text = normalized
     if _may_have_trailing_whitespace(text):
         text = "\n".join(line.rstrip(_JS_WHITESPACE) for line in text.split("\n"))
@@ -117,29 +169,6 @@ def normalize_for_fuzzy_match(text: str, *, collapse_whitespace: bool = False) -
     if collapse_whitespace:
         text = _INTERIOR_RUN.sub(" ", text)
     return text
-
-
-@dataclass(slots=True, frozen=True)
-class FuzzyMatch:
-    found: bool
-    index: int
-    match_length: int
-    used_fuzzy_match: bool
-    content_for_replacement: str
-    """The text `index` refers to: the content itself, or its fuzzy-normalised form."""
-
-
-def fuzzy_find_text(content: str, old_text: str, *, collapse_whitespace: bool = False) -> FuzzyMatch:
-    """First occurrence of `old_text`: exact if possible, else in the fuzzy-normalised space."""
-    index = content.find(old_text)
-    if index != -1:
-        return FuzzyMatch(True, index, len(old_text), False, content)
-    fuzzy_content = normalize_for_fuzzy_match(content, collapse_whitespace=collapse_whitespace)
-    fuzzy_old = normalize_for_fuzzy_match(old_text, collapse_whitespace=collapse_whitespace)
-    index = fuzzy_content.find(fuzzy_old) if fuzzy_old else -1
-    if index == -1:
-        return FuzzyMatch(False, -1, 0, False, content)
-    return FuzzyMatch(True, index, len(fuzzy_old), True, fuzzy_content)
 
 
 # --- applying edits -------------------------------------------------------------------------------
@@ -170,6 +199,37 @@ class AppliedEdits:
     new_content: str
     """The result in the same form; compare with `base_content` for diffs."""
     used_fuzzy_match: bool
+    splices: tuple[tuple[int, int, str], ...] = ()
+    """What changed, as sorted (start, end, replacement) ranges of `base_content`."""
+
+
+def _prepared(content: str, edits: Sequence[Replacement], path: str, collapse_whitespace: bool) -> list[Replacement]:
+    """The edits with LF newlines, each oldText checked non-empty; one that does not match as sent is
+    replaced by the file text it unambiguously means (other indentation, escaped newlines), if any."""
+    from pi.tools.loose_match import recover_edit
+
+    single = len(edits) == 1
+    prepared: list[Replacement] = []
+    fuzzy_content: str | None = None
+    for i, edit in enumerate(edits):
+        old_text, new_text = normalize_to_lf(edit.old_text), normalize_to_lf(edit.new_text)
+        if not old_text:
+            label = "oldText" if single else f"edits[{i}].oldText"
+            raise EditError(
+                f"{label} must not be empty in {path}.\nCopy the text to replace from the file; to insert text, "
+                "put a neighbouring line in both oldText and newText."
+            )
+        if old_text not in content:
+            if fuzzy_content is None:
+                fuzzy_content = normalize_for_fuzzy_match(content, collapse_whitespace=collapse_whitespace)
+            fuzzy_old = normalize_for_fuzzy_match(old_text, collapse_whitespace=collapse_whitespace)
+            if not fuzzy_old or fuzzy_old not in fuzzy_content:
+                label = "the text" if single else f"edits[{i}]"
+                recovered = recover_edit(content, old_text, new_text, path, label, collapse_whitespace)
+                if recovered is not None:
+                    old_text, new_text = recovered
+        prepared.append(Replacement(old_text, new_text))
+    return prepared
 
 
 def apply_edits_to_normalized_content(
@@ -181,12 +241,7 @@ def apply_edits_to_normalized_content(
     another one, or when the result equals the input.
     """
     single = len(edits) == 1
-    normalized = [Replacement(normalize_to_lf(e.old_text), normalize_to_lf(e.new_text)) for e in edits]
-
-    for i, edit in enumerate(normalized):
-        if not edit.old_text:
-            label = "oldText" if single else f"edits[{i}].oldText"
-            raise EditError(f"{label} must not be empty in {path}.")
+    normalized = _prepared(content, edits, path, collapse_whitespace)
 
     # One fuzzy edit puts every edit into the fuzzy space, so that all indices refer to one text.
     use_fuzzy = any(content.find(edit.old_text) == -1 for edit in normalized)
@@ -200,17 +255,9 @@ def apply_edits_to_normalized_content(
         index = space.find(needle) if needle else -1
         if index == -1:
             raise EditError(_not_found_message(content, edit.old_text, path, i, single, collapse_whitespace))
-        occurrences = _count_occurrences(fuzzy_content, fuzzy_old)
-        if occurrences > 1:
-            if single:
-                raise EditError(
-                    f"Found {occurrences} occurrences of the text in {path}. "
-                    "The text must be unique. Please provide more context to make it unique."
-                )
-            raise EditError(
-                f"Found {occurrences} occurrences of edits[{i}] in {path}. "
-                "Each oldText must be unique. Please provide more context to make it unique."
-            )
+        occurrences = _occurrence_lines(fuzzy_content, fuzzy_old)
+        if len(occurrences) > 1:
+            raise EditError(_ambiguous_message(path, i, single, occurrences))
         matches.append(_Match(i, index, len(needle), edit.new_text))
 
     ordered = sorted(matches, key=lambda m: m.start)
@@ -221,37 +268,64 @@ def apply_edits_to_normalized_content(
                 "Merge them into one edit or target disjoint regions."
             )
 
-    new_content = _splice(content, ordered) if not use_fuzzy else _splice_lines(content, fuzzy_content, ordered)
+    if use_fuzzy:
+        splices = _line_splices(content, fuzzy_content, ordered)
+    else:
+        splices = [(m.start, m.end, m.new_text) for m in ordered]
+    new_content = _splice(content, splices)
 
     if new_content == content:
         if single:
             raise EditError(
                 f"No changes made to {path}. The replacement produced identical content. "
-                "This might indicate an issue with special characters or the text not existing as expected."
+                "This might indicate an issue with special characters or the text not existing as expected. "
+                "Read the file again to see its current text."
             )
-        raise EditError(f"No changes made to {path}. The replacements produced identical content.")
-    return AppliedEdits(base_content=content, new_content=new_content, used_fuzzy_match=use_fuzzy)
+        raise EditError(
+            f"No changes made to {path}. The replacements produced identical content. "
+            "Read the file again to see its current text."
+        )
+    return AppliedEdits(content, new_content, use_fuzzy, tuple(splices))
 
 
-def _count_occurrences(haystack: str, needle: str) -> int:
-    """Occurrences including overlapping ones: `aXa` in `aXaXa` is ambiguous, not unique."""
+def _ambiguous_message(path: str, index: int, single: bool, lines: Sequence[int]) -> str:
+    where = ", ".join(str(line) for line in lines[:10]) + (", ..." if len(lines) > 10 else "")
+    if single:
+        head = (
+            f"Found {len(lines)} occurrences of the text in {path}. "
+            "The text must be unique. Please provide more context to make it unique."
+        )
+    else:
+        head = (
+            f"Found {len(lines)} occurrences of edits[{index}] in {path}. "
+            "Each oldText must be unique. Please provide more context to make it unique."
+        )
+    return f"{head}\nThey start at lines {where}; include a neighbouring line that differs between them."
+
+
+def _occurrence_lines(haystack: str, needle: str) -> list[int]:
+    """1-based line numbers where `needle` starts, overlapping occurrences included (`aXa` in `aXaXa` is two)."""
     if not needle:
-        return 0
-    count = 0
+        return []
+    lines: list[int] = []
+    line = 1
+    scanned = 0
     index = haystack.find(needle)
     while index != -1:
-        count += 1
+        line += haystack.count("\n", scanned, index)
+        scanned = index
+        lines.append(line)
         index = haystack.find(needle, index + 1)
-    return count
+    return lines
 
 
-def _splice(text: str, ordered: Sequence[_Match]) -> str:
+def _splice(text: str, splices: Sequence[tuple[int, int, str]]) -> str:
     parts: list[str] = []
     cursor = 0
-    for match in ordered:
-        parts.append(text[cursor : match.start])
-        parts.append(match.new_text)
-        cursor = match.end
+    for start, end, replacement in splices:
+        parts.append(text[cursor:start])
+        parts.append(replacement)
+        cursor = end
     parts.append(text[cursor:])
     return "".join(parts)
 
@@ -277,8 +351,8 @@ def _line_of(starts: Sequence[int], offset: int) -> int:
     return lo
 
 
-def _splice_lines(original: str, fuzzy: str, ordered: Sequence[_Match]) -> str:
-    """Apply fuzzy-space matches while copying every untouched line byte-for-byte from `original`.
+def _line_splices(original: str, fuzzy: str, ordered: Sequence[_Match]) -> list[tuple[int, int, str]]:
+    """Fuzzy-space matches as splices of `original` that leave every untouched line byte-for-byte as it was.
 
     Each match is widened to the whole lines it touches; matches sharing a line form one group,
     whose lines are rebuilt from the normalised text with the replacements spliced in. Both texts
@@ -302,8 +376,7 @@ def _splice_lines(original: str, fuzzy: str, ordered: Sequence[_Match]) -> str:
         else:
             groups.append((first, last, [match]))
 
-    parts: list[str] = []
-    cursor = 0
+    splices: list[tuple[int, int, str]] = []
     for first, last, members in groups:
         region_start = fuzzy_starts[first]
         region_end = line_end(fuzzy_starts, fuzzy, last)
@@ -314,11 +387,8 @@ def _splice_lines(original: str, fuzzy: str, ordered: Sequence[_Match]) -> str:
             rebuilt.append(match.new_text)
             inner = match.end
         rebuilt.append(fuzzy[inner:region_end])
-        parts.append(original[cursor : original_starts[first]])
-        parts.append("".join(rebuilt))
-        cursor = line_end(original_starts, original, last)
-    parts.append(original[cursor:])
-    return "".join(parts)
+        splices.append((original_starts[first], line_end(original_starts, original, last), "".join(rebuilt)))
+    return splices
 
 
 # --- whole-file pipeline --------------------------------------------------------------------------
@@ -331,25 +401,28 @@ class EditOutcome:
     new_content: str
     """Edited text in the same form."""
     final_text: str
-    """What goes back to disk: BOM and the file's line-ending style restored."""
+    """What goes back to disk: BOM and every untouched line's own line break kept."""
     bom: str
     line_ending: LineEnding
+    """The style of the file's first line break."""
     used_fuzzy_match: bool
 
 
 def apply_edits(raw: str, edits: Sequence[Replacement], path: str, *, collapse_whitespace: bool = False) -> EditOutcome:
-    """Full `edit` pipeline on decoded file text: strip BOM, detect endings, match, apply, restore."""
+    """Full `edit` pipeline on decoded file text: strip BOM, match on LF text, splice into the original.
+
+    Only the replaced ranges change on disk; a line break inside new text takes the break of the
+    line where its range starts, so a file that mixes CRLF and LF keeps both.
+    """
     bom, text = strip_bom(raw)
-    ending = detect_line_ending(text)
-    applied = apply_edits_to_normalized_content(
-        normalize_to_lf(text), edits, path, collapse_whitespace=collapse_whitespace
-    )
+    lines = LineMap(text)
+    applied = apply_edits_to_normalized_content(lines.normalized, edits, path, collapse_whitespace=collapse_whitespace)
     return EditOutcome(
         base_content=applied.base_content,
         new_content=applied.new_content,
-        final_text=bom + restore_line_endings(applied.new_content, ending),
+        final_text=bom + lines.splice(applied.splices),
         bom=bom,
-        line_ending=ending,
+        line_ending=detect_line_ending(text),
         used_fuzzy_match=applied.used_fuzzy_match,
     )
 
@@ -388,8 +461,8 @@ def closest_match_hint(content: str, old_text: str, *, collapse_whitespace: bool
     old_lines = old_text.split("\n")
     anchor = next((line.strip() for line in old_lines if line.strip()), "")
     if anchor:
-        fuzzy_lines = [_normalize_line(line, collapse_whitespace) for line in lines]
-        fuzzy_anchor = _normalize_line(anchor, collapse_whitespace).strip()
+        fuzzy_lines = [normalize_fuzzy_line(line, collapse_whitespace) for line in lines]
+        fuzzy_anchor = normalize_fuzzy_line(anchor, collapse_whitespace).strip()
         tried: set[str] = set()
         for length in _PREFIX_LENGTHS:
             prefix = fuzzy_anchor[:length]
@@ -404,61 +477,20 @@ def closest_match_hint(content: str, old_text: str, *, collapse_whitespace: bool
     return "File starts with:\n" + _numbered(lines[:5], 1)
 
 
-# --- argument repair ------------------------------------------------------------------------------
-
-_LEGACY_FIELD_PAIRS = (("oldText", "newText"), ("old_text", "new_text"), ("old_string", "new_string"))
-
-
-def prepare_edit_arguments(args: Any) -> Any:
-    """Repair the argument shapes models are known to send before schema validation sees them.
-
-    * `edits` as a JSON string of the array (seen from several models) is parsed.
-    * A flat `oldText`/`newText` pair (the old schema, also `old_string`/`new_string`) becomes one
-      more entry after any `edits` already given.
-    Anything unrecognised is left alone, so validation can report it.
-    """
-    if not isinstance(args, dict):
-        return args
-    repaired = dict(args)
-    edits = repaired.get("edits")
-    if isinstance(edits, str):
-        try:
-            parsed = json.loads(edits)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, list) and all(_is_edit_entry(entry) for entry in parsed):
-            repaired["edits"] = parsed
-    for old_key, new_key in _LEGACY_FIELD_PAIRS:
-        old_value, new_value = repaired.get(old_key), repaired.get(new_key)
-        if isinstance(old_value, str) and isinstance(new_value, str):
-            current = repaired.get("edits")
-            entries = list(current) if isinstance(current, list) else []
-            entries.append({"oldText": old_value, "newText": new_value})
-            repaired["edits"] = entries
-            del repaired[old_key], repaired[new_key]
-    return repaired
-
-
-def _is_edit_entry(entry: Any) -> bool:
-    return isinstance(entry, dict) and isinstance(entry.get("oldText"), str) and isinstance(entry.get("newText"), str)
-
-
 __all__ = [
     "BOM",
     "AppliedEdits",
     "EditError",
     "EditOutcome",
-    "FuzzyMatch",
     "LineEnding",
+    "LineMap",
     "Replacement",
     "apply_edits",
     "apply_edits_to_normalized_content",
     "closest_match_hint",
     "detect_line_ending",
-    "fuzzy_find_text",
     "normalize_for_fuzzy_match",
+    "normalize_fuzzy_line",
     "normalize_to_lf",
-    "prepare_edit_arguments",
-    "restore_line_endings",
     "strip_bom",
 ]

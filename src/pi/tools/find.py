@@ -1,8 +1,8 @@
 """The `find` tool: list files by glob, for read-only agents that have no shell.
 
 A pattern without ``/`` matches names at any depth (``*.ts`` finds ``src/a/b.ts``); a pattern with
-``/`` matches whole paths, at any depth unless it starts with ``/``. Directories match too and end
-in ``/``. Results are sorted, so the same tree always gives the same answer and limits cut the same
+``/`` matches paths relative to the search directory (``**/`` in front for any depth). Directories
+match too and end in ``/``. Results are sorted, so the same tree always gives the same answer and limits cut the same
 place every time.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
@@ -21,18 +21,19 @@ from pi.ai.types import PiModel, TextContent
 from pi.tools import ripgrep
 from pi.tools.file_walk import compile_glob
 from pi.tools.paths import resolve_to_cwd
+from pi.tools.schema import ToolParams
 from pi.tools.truncate import DEFAULT_MAX_BYTES, TruncationResult, format_size, truncate_head
 
 DEFAULT_FIND_LIMIT = 1000
 DEFAULT_IGNORE = ("**/node_modules/**", "**/.git/**")
 
 
-class FindParams(BaseModel):
+class FindParams(ToolParams):
     pattern: str = Field(
-        description="Glob to match, e.g. '*.ts' (file names at any depth), '**/*.json' or 'src/**/*.spec.ts'."
+        description="Glob: '*.ts' matches names at any depth; 'src/**/*.ts' paths relative to path; '**/x/*' any depth"
     )
-    path: str | None = Field(default=None, description="Directory to search in (default: working directory).")
-    limit: int | None = Field(default=None, description=f"Maximum number of results (default {DEFAULT_FIND_LIMIT}).")
+    path: str | None = Field(default=None, description="Directory to search (default: working directory)")
+    limit: int | None = Field(default=None, description=f"Maximum results (default {DEFAULT_FIND_LIMIT})")
 
 
 class FindToolDetails(PiModel):
@@ -77,23 +78,26 @@ class FindToolOptions:
 # --- matching ----------------------------------------------------------------------------------------------
 
 
-def _full_path_glob(pattern: str) -> str:
-    if pattern.startswith("/") or pattern.startswith("**/") or pattern == "**":
-        return pattern
-    return f"**/{pattern}"
-
-
 class PatternMatcher:
-    """fd's glob rules: names for slash-free patterns, full paths otherwise; smart case."""
+    """fd's glob rules: names for slash-free patterns, else paths anchored at the search directory; smart case.
+
+    ``src/*.ts`` finds ``src/a.ts`` but not ``pkg/src/a.ts``; ``**/src/*.ts`` matches at any depth; an
+    absolute pattern is matched against absolute paths; a leading ``./`` is dropped.
+    """
 
     def __init__(self, pattern: str) -> None:
+        while pattern.startswith("./"):
+            pattern = pattern[2:]
+        self.absolute = pattern.startswith("/")
         self.full_path = "/" in pattern
-        self.glob = _full_path_glob(pattern) if self.full_path else pattern
         self.ignore_case = pattern == pattern.lower()
-        self.regex = compile_glob(self.glob, self.ignore_case)
+        self.regex = compile_glob(pattern, self.ignore_case)
 
-    def matches(self, absolute: str) -> bool:
-        subject = absolute.replace(os.sep, "/") if self.full_path else os.path.basename(absolute.rstrip(os.sep))
+    def matches(self, absolute: str, relative: str) -> bool:
+        if not self.full_path:
+            subject = os.path.basename(absolute.rstrip(os.sep))
+        else:
+            subject = absolute.replace(os.sep, "/") if self.absolute else relative
         return self.regex.match(subject) is not None
 
 
@@ -103,13 +107,15 @@ def matching_entries(files: Sequence[str], search_path: str, matcher: PatternMat
     seen_dirs: set[str] = set()
     root = os.path.abspath(search_path)
     for path in files:
-        if matcher.matches(path):
-            results.add(_relative(path, root))
+        relative = _relative(path, root)
+        if matcher.matches(path, relative):
+            results.add(relative)
         parent = os.path.dirname(path)
         while parent != root and parent not in seen_dirs and _inside(parent, root):
             seen_dirs.add(parent)
-            if matcher.matches(parent):
-                results.add(_relative(parent, root) + "/")
+            relative = _relative(parent, root)
+            if matcher.matches(parent, relative):
+                results.add(relative + "/")
             parent = os.path.dirname(parent)
     return sorted(results, key=lambda item: item.encode("utf-8", "surrogateescape"))
 
@@ -139,11 +145,50 @@ def _normalise_custom(paths: Sequence[str], root: str) -> list[str]:
 # --- the tool ------------------------------------------------------------------------------------------
 
 DESCRIPTION = (
-    "Find files and directories by glob pattern; paths come back relative to the search directory, sorted, "
-    "directories ending in '/'. A pattern without '/' matches names at any depth ('*.py'); one with '/' matches "
-    "paths ('src/**/test_*.py'). Respects .gitignore; hidden files are included. Returns at most "
-    f"{DEFAULT_FIND_LIMIT} results by default and {DEFAULT_MAX_BYTES // 1024}KB of output."
+    "Find files and directories by glob; paths come back relative to the search directory, sorted, "
+    f"directories ending in '/'. Respects .gitignore, includes hidden files. At most {DEFAULT_FIND_LIMIT} results "
+    f"by default and {DEFAULT_MAX_BYTES // 1024}KB."
 )
+
+
+async def _local_entries(pattern: str, search_path: str, signal: AbortSignal | None) -> list[str]:
+    if not os.path.isdir(search_path):
+        raise FindError(
+            f"Search path '{search_path}' is not a directory. "
+            "Give an existing directory (check with ls), or leave path out to search the working directory."
+        )
+    matcher = PatternMatcher(pattern)
+    try:
+        files = await ripgrep.list_files(ripgrep.ListQuery(search_path), signal)
+    except ripgrep.SearchAborted as error:
+        raise FindError("Operation aborted") from error
+    except ripgrep.SearchError as error:
+        raise FindError(str(error)) from error
+    return matching_entries(files, search_path, matcher)
+
+
+def _result(entries: list[str], limit: int, short_notice: bool) -> AgentToolResult:
+    """The first `limit` entries; the limit notice only when more than `limit` exist."""
+    if not entries:
+        return AgentToolResult(content=[TextContent(text="No files found matching pattern")])
+    truncation = truncate_head("\n".join(entries[:limit]), max_lines=float("inf"))
+    text = truncation.content
+    notices: list[str] = []
+    details = FindToolDetails()
+    if len(entries) > limit:
+        notices.append(
+            f"{limit} results limit reached"
+            if short_notice
+            else f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern"
+        )
+        details.result_limit_reached = limit
+    if truncation.truncated:
+        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+        details.truncation = truncation
+    if notices:
+        text += f"\n\n[{'. '.join(notices)}]"
+    has_details = details.result_limit_reached is not None or details.truncation is not None
+    return AgentToolResult(content=[TextContent(text=text)], details=details if has_details else None)
 
 
 def create_find_tool(cwd: str, options: FindToolOptions | None = None) -> AgentTool[FindParams]:
@@ -163,50 +208,18 @@ def create_find_tool(cwd: str, options: FindToolOptions | None = None) -> AgentT
         custom_glob = operations.glob
         if custom_glob is not None:
             if not await operations.exists(search_path):
-                raise FindError(f"Path not found: {search_path}")
-            found = await custom_glob(params.pattern, search_path, ignore=DEFAULT_IGNORE, limit=limit)
+                raise FindError(
+                    f"Path not found: {search_path}\nCheck the path, or leave path out to search the working directory."
+                )
+            found = await custom_glob(params.pattern, search_path, ignore=DEFAULT_IGNORE, limit=limit + 1)
             entries = _normalise_custom(found, search_path)
             short_notice = True
         else:
-            if not os.path.isdir(search_path):
-                raise FindError(
-                    f"Search path '{search_path}' is not a directory. "
-                    "Give an existing directory, or leave path out to search the working directory."
-                )
-            matcher = PatternMatcher(params.pattern)
-            query = ripgrep.ListQuery(search_path)
-            try:
-                files = await ripgrep.list_files(query, signal)
-            except ripgrep.SearchAborted as error:
-                raise FindError("Operation aborted") from error
-            except ripgrep.SearchError as error:
-                raise FindError(str(error)) from error
-            entries = matching_entries(files, search_path, matcher)
+            entries = await _local_entries(params.pattern, search_path, signal)
             short_notice = False
         if signal is not None and signal.aborted:
             raise FindError("Operation aborted")
-
-        if not entries:
-            return AgentToolResult(content=[TextContent(text="No files found matching pattern")])
-        limit_reached = len(entries) >= limit
-        truncation = truncate_head("\n".join(entries[:limit]), max_lines=float("inf"))
-        text = truncation.content
-        notices: list[str] = []
-        details = FindToolDetails()
-        if limit_reached:
-            notices.append(
-                f"{limit} results limit reached"
-                if short_notice
-                else f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern"
-            )
-            details.result_limit_reached = limit
-        if truncation.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details.truncation = truncation
-        if notices:
-            text += f"\n\n[{'. '.join(notices)}]"
-        has_details = details.result_limit_reached is not None or details.truncation is not None
-        return AgentToolResult(content=[TextContent(text=text)], details=details if has_details else None)
+        return _result(entries, limit, short_notice)
 
     return AgentTool(
         name="find",

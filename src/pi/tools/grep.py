@@ -7,37 +7,36 @@ or narrow the pattern instead of trusting a partial answer.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from dataclasses import dataclass
 from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
 from pi.ai.types import PiModel, TextContent
 from pi.tools import ripgrep
 from pi.tools.paths import resolve_to_cwd
+from pi.tools.schema import ToolParams
 from pi.tools.truncate import DEFAULT_MAX_BYTES, TruncationResult, format_size, truncate_head, truncate_line
 
 DEFAULT_GREP_LIMIT = 100
 
 
-class GrepParams(BaseModel):
+class GrepParams(ToolParams):
     model_config = ConfigDict(populate_by_name=True)
 
-    pattern: str = Field(description="Regular expression to search for (or plain text with literal=true).")
-    path: str | None = Field(
-        default=None, description="Directory or file to search, relative or absolute (default: working directory)."
-    )
+    pattern: str = Field(description="Regex (or plain text with literal=true)")
+    path: str | None = Field(default=None, description="Directory or file to search (default: working directory)")
     glob: str | None = Field(
-        default=None, description="Only search files matching this glob, e.g. '*.ts' or '**/*.spec.ts'."
+        default=None,
+        description="Only files matching this glob, relative to path; without '/' it matches names at any depth",
     )
-    ignore_case: bool | None = Field(default=None, alias="ignoreCase", description="Match case-insensitively.")
-    literal: bool | None = Field(default=None, description="Treat the pattern as plain text, not a regex.")
-    context: int | None = Field(default=None, description="Lines to show before and after each match (default 0).")
-    limit: int | None = Field(default=None, description=f"Maximum number of matches (default {DEFAULT_GREP_LIMIT}).")
+    ignore_case: bool | None = Field(default=None, alias="ignoreCase", description="Case-insensitive match")
+    literal: bool | None = Field(default=None, description="Pattern is plain text")
+    context: int | None = Field(default=None, description="Lines of context around each match")
+    limit: int | None = Field(default=None, description=f"Maximum matches (default {DEFAULT_GREP_LIMIT})")
 
 
 class GrepToolDetails(PiModel):
@@ -55,26 +54,16 @@ class GrepError(Exception):
 
 
 class GrepOperations(Protocol):
-    """How grep looks at the filesystem around the search (the search itself runs locally)."""
+    """How grep checks the search path (the search itself runs locally, with rg or in Python)."""
 
     async def is_directory(self, path: str) -> bool:
         """True for a directory, False for a file; raises if nothing is there."""
         ...
 
-    async def read_file(self, path: str) -> str: ...
-
 
 class LocalGrepOperations:
     async def is_directory(self, path: str) -> bool:
         return os.stat(path).st_mode & 0o170000 == 0o040000
-
-    async def read_file(self, path: str) -> str:
-        return await asyncio.to_thread(_read_text, path)
-
-
-def _read_text(path: str) -> str:
-    with open(path, "rb") as handle:
-        return handle.read().decode("utf-8", "replace")
 
 
 @dataclass(slots=True)
@@ -94,62 +83,70 @@ def _display_path(path: str, search_path: str, is_directory: bool) -> str:
     return relative
 
 
-def _split_lines(text: str) -> list[str]:
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    if len(lines) > 1 and lines[-1] == "":
-        lines.pop()
-    return lines
+def _format(lines: list[ripgrep.GrepLine], search_path: str, is_directory: bool) -> tuple[list[str], bool]:
+    """``path:N: text`` for matches and ``path-N- text`` for context; whether any line had to be cut."""
+    out: list[str] = []
+    cut_any = False
+    shown_paths: dict[str, str] = {}
+    for line in lines:
+        shown = shown_paths.get(line.path)
+        if shown is None:
+            shown = shown_paths[line.path] = _display_path(line.path, search_path, is_directory)
+        text, cut = truncate_line(line.text)
+        cut_any = cut_any or cut
+        separator = ":" if line.is_match else "-"
+        out.append(f"{shown}{separator}{line.line_number}{separator} {text}")
+    return out, cut_any
 
 
-class _Formatter:
-    def __init__(self, operations: GrepOperations, search_path: str, is_directory: bool, context: int) -> None:
-        self.operations = operations
-        self.search_path = search_path
-        self.is_directory = is_directory
-        self.context = context
-        self.files: dict[str, list[str] | None] = {}
-        self.lines_truncated = False
-
-    def _cut(self, line: str) -> str:
-        """Only the file's text is cut, so the path and line number always survive."""
-        text, cut = truncate_line(line)
-        self.lines_truncated = self.lines_truncated or cut
-        return text
-
-    async def _lines(self, path: str) -> list[str] | None:
-        if path not in self.files:
-            try:
-                self.files[path] = _split_lines(await self.operations.read_file(path))
-            except OSError:
-                self.files[path] = None
-        return self.files[path]
-
-    async def format(self, match: ripgrep.GrepMatch) -> list[str]:
-        shown = _display_path(match.path, self.search_path, self.is_directory)
-        if self.context == 0 and match.text is not None:
-            return [f"{shown}:{match.line_number}: {self._cut(match.text)}"]
-        lines = await self._lines(match.path)
-        if lines is None:
-            return [f"{shown}:{match.line_number}: (unable to read file)"]
-        first = max(1, match.line_number - self.context)
-        last = min(len(lines), match.line_number + self.context)
-        out: list[str] = []
-        for number in range(first, last + 1):
-            separator = ":" if number == match.line_number else "-"
-            out.append(f"{shown}{separator}{number}{separator} {self._cut(lines[number - 1])}")
-        if not out:
-            out.append(f"{shown}:{match.line_number}: {self._cut(match.text or '')}")
-        return out
+def _search_error(error: ripgrep.SearchError) -> GrepError:
+    message = str(error)
+    if message.startswith("regex parse error"):
+        message += (
+            "\nThe pattern is not a valid regular expression: pass literal=true to search for the text as written, "
+            "or escape the special characters (e.g. \\( or \\[)."
+        )
+    return GrepError(message)
 
 
 # --- the tool ------------------------------------------------------------------------------------------
 
 DESCRIPTION = (
-    "Search the contents of files for a regular expression (or plain text with literal=true) and get the "
-    "matching lines as path:line: text. Respects .gitignore; hidden files are searched. Returns at most "
-    f"{DEFAULT_GREP_LIMIT} matches by default and {DEFAULT_MAX_BYTES // 1024}KB of output; lines longer than "
-    "500 characters are cut. Use glob to narrow the files and context for surrounding lines."
+    "Search file contents for a regex; matching lines come back as path:line: text. Respects .gitignore, "
+    f"includes hidden files. At most {DEFAULT_GREP_LIMIT} matches by default and {DEFAULT_MAX_BYTES // 1024}KB; "
+    "lines over 500 characters are cut."
 )
+
+
+def _result(outcome: ripgrep.SearchOutcome, query: ripgrep.GrepQuery, is_directory: bool) -> AgentToolResult:
+    notices: list[str] = []
+    details = GrepToolDetails()
+    if not outcome.lines:
+        text = "No matches found"
+    else:
+        lines, cut = _format(outcome.lines, query.search_path, is_directory)
+        truncation = truncate_head("\n".join(lines), max_lines=float("inf"))
+        text = truncation.content
+        if outcome.limit_reached:
+            limit = query.limit
+            notices.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern")
+            details.match_limit_reached = limit
+        if truncation.truncated:
+            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+            details.truncation = truncation
+        if cut:
+            notices.append("Some lines truncated to 500 chars. Use read tool to see full lines")
+            details.lines_truncated = True
+    if outcome.unreadable:
+        notices.append(
+            f"{len(outcome.unreadable)} file(s) could not be read and were skipped ({outcome.unreadable[0]})"
+        )
+        details.unreadable_files = outcome.unreadable
+    if notices:
+        text += f"\n\n[{'. '.join(notices)}]"
+    values = (details.match_limit_reached, details.truncation, details.lines_truncated, details.unreadable_files)
+    has_details = any(value is not None for value in values)
+    return AgentToolResult(content=[TextContent(text=text)], details=details if has_details else None)
 
 
 def create_grep_tool(cwd: str, options: GrepToolOptions | None = None) -> AgentTool[GrepParams]:
@@ -168,63 +165,26 @@ def create_grep_tool(cwd: str, options: GrepToolOptions | None = None) -> AgentT
         try:
             is_directory = await operations.is_directory(search_path)
         except OSError as error:
-            raise GrepError(f"Path not found: {search_path}") from error
-        context = params.context if params.context and params.context > 0 else 0
-        limit = max(1, params.limit if params.limit is not None else DEFAULT_GREP_LIMIT)
+            raise GrepError(
+                f"Path not found: {search_path}\n"
+                "Check the path with ls, or leave path out to search the working directory."
+            ) from error
         query = ripgrep.GrepQuery(
             pattern=params.pattern,
             search_path=search_path,
             ignore_case=bool(params.ignore_case),
             literal=bool(params.literal),
             glob=params.glob or None,
-            limit=limit,
+            limit=max(1, params.limit if params.limit is not None else DEFAULT_GREP_LIMIT),
+            context=max(0, params.context or 0),
         )
         try:
             outcome = await ripgrep.search(query, signal)
         except ripgrep.SearchAborted as error:
             raise GrepError("Operation aborted") from error
         except ripgrep.SearchError as error:
-            raise GrepError(str(error)) from error
-
-        notices: list[str] = []
-        details = GrepToolDetails()
-        if not outcome.matches:
-            text = "No matches found"
-        else:
-            formatter = _Formatter(operations, search_path, is_directory, context)
-            lines: list[str] = []
-            for match in outcome.matches:
-                if signal is not None and signal.aborted:
-                    raise GrepError("Operation aborted")
-                lines.extend(await formatter.format(match))
-            truncation = truncate_head("\n".join(lines), max_lines=float("inf"))
-            text = truncation.content
-            if outcome.limit_reached:
-                notices.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern")
-                details.match_limit_reached = limit
-            if truncation.truncated:
-                notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-                details.truncation = truncation
-            if formatter.lines_truncated:
-                notices.append("Some lines truncated to 500 chars. Use read tool to see full lines")
-                details.lines_truncated = True
-        if outcome.unreadable:
-            notices.append(
-                f"{len(outcome.unreadable)} file(s) could not be read and were skipped ({outcome.unreadable[0]})"
-            )
-            details.unreadable_files = outcome.unreadable
-        if notices:
-            text += f"\n\n[{'. '.join(notices)}]"
-        has_details = any(
-            value is not None
-            for value in (
-                details.match_limit_reached,
-                details.truncation,
-                details.lines_truncated,
-                details.unreadable_files,
-            )
-        )
-        return AgentToolResult(content=[TextContent(text=text)], details=details if has_details else None)
+            raise _search_error(error) from error
+        return _result(outcome, query, is_directory)
 
     return AgentTool(
         name="grep",

@@ -34,7 +34,6 @@ INLINE_MIME_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/we
 
 CONVERSION_FAILED = "[Image omitted: could not be converted to a supported inline image format.]"
 RESIZE_FAILED = "[Image omitted: could not be resized below the inline image size limit.]"
-NON_VISION_NOTE = "[Current model does not support images. The image will be omitted from this request.]"
 
 
 # --- detection ------------------------------------------------------------------------------------
@@ -237,11 +236,18 @@ def fit_within(width: int, height: int, max_width: int, max_height: int) -> tupl
 
 
 def _candidates(image: Any) -> Iterator[tuple[bytes, str]]:
-    """PNG first (lossless), then JPEG at falling qualities; encoded lazily, the first fit wins."""
+    """The smaller of PNG and JPEG at the first quality, then the other, then JPEG at falling qualities.
+
+    Encoded lazily where possible: the first one that fits wins.
+    """
+    first: list[tuple[bytes, str]] = []
     with contextlib.suppress(Exception):
-        yield _encode(image, "PNG"), "image/png"
+        first.append((_encode(image, "PNG"), "image/png"))
     rgb = image.convert("RGB") if image.mode not in ("RGB", "L") else image
-    for quality in JPEG_QUALITIES:
+    with contextlib.suppress(Exception):
+        first.append((_encode(rgb, "JPEG", quality=JPEG_QUALITIES[0]), "image/jpeg"))
+    yield from sorted(first, key=lambda candidate: len(candidate[0]))
+    for quality in JPEG_QUALITIES[1:]:
         with contextlib.suppress(Exception):
             yield _encode(rgb, "JPEG", quality=quality), "image/jpeg"
 
@@ -258,7 +264,6 @@ __all__ = [
     "MAX_IMAGE_HEIGHT",
     "MAX_IMAGE_WIDTH",
     "MAX_INLINE_BASE64_BYTES",
-    "NON_VISION_NOTE",
     "RESIZE_FAILED",
     "ImageProcessor",
     "ProcessedImage",

@@ -14,20 +14,21 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
 from pi.ai.types import PiModel, TextContent
 from pi.tools.paths import resolve_to_cwd
+from pi.tools.schema import ToolParams
 from pi.tools.truncate import DEFAULT_MAX_BYTES, TruncationResult, format_size, truncate_head
 
 DEFAULT_LS_LIMIT = 500
 
 
-class LsParams(BaseModel):
-    path: str | None = Field(default=None, description="Directory to list (default: working directory).")
-    limit: int | None = Field(default=None, description=f"Maximum number of entries (default {DEFAULT_LS_LIMIT}).")
+class LsParams(ToolParams):
+    path: str | None = Field(default=None, description="Directory to list (default: working directory)")
+    limit: int | None = Field(default=None, description=f"Maximum entries (default {DEFAULT_LS_LIMIT})")
 
 
 class LsToolDetails(PiModel):
@@ -106,9 +107,28 @@ def collation_key(name: str) -> tuple[tuple[tuple[int, int], ...], tuple[str, ..
 # --- the tool ------------------------------------------------------------------------------------------
 
 DESCRIPTION = (
-    "List one directory: entries sorted alphabetically, directories ending in '/', dotfiles included. "
-    f"Returns at most {DEFAULT_LS_LIMIT} entries by default and {DEFAULT_MAX_BYTES // 1024}KB of output."
+    "List a directory: sorted entries, directories ending in '/', dotfiles included. "
+    f"At most {DEFAULT_LS_LIMIT} entries by default and {DEFAULT_MAX_BYTES // 1024}KB."
 )
+
+
+def _result(entries: list[str], limit: int, limit_reached: bool) -> AgentToolResult:
+    if not entries:
+        return AgentToolResult(content=[TextContent(text="(empty directory)")])
+    truncation = truncate_head("\n".join(entries), max_lines=float("inf"))
+    text = truncation.content
+    notices: list[str] = []
+    details = LsToolDetails()
+    if limit_reached:
+        notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
+        details.entry_limit_reached = limit
+    if truncation.truncated:
+        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+        details.truncation = truncation
+    if notices:
+        text += f"\n\n[{'. '.join(notices)}]"
+    has_details = details.entry_limit_reached is not None or details.truncation is not None
+    return AgentToolResult(content=[TextContent(text=text)], details=details if has_details else None)
 
 
 def create_ls_tool(cwd: str, options: LsToolOptions | None = None) -> AgentTool[LsParams]:
@@ -125,18 +145,21 @@ def create_ls_tool(cwd: str, options: LsToolOptions | None = None) -> AgentTool[
             raise LsError("Operation aborted")
         directory = resolve_to_cwd(params.path or ".", cwd)
         limit = max(1, params.limit if params.limit is not None else DEFAULT_LS_LIMIT)
+        missing = f"Path not found: {directory}\nList its parent directory to see what is there."
         if not await operations.exists(directory):
-            raise LsError(f"Path not found: {directory}")
+            raise LsError(missing)
         try:
             is_directory = await operations.is_directory(directory)
         except OSError as error:
-            raise LsError(f"Path not found: {directory}") from error
+            raise LsError(missing) from error
         if not is_directory:
-            raise LsError(f"Not a directory: {directory}")
+            raise LsError(f"Not a directory: {directory}\nIt is a file: read it with read.")
         try:
             names = await operations.readdir(directory)
         except OSError as error:
-            raise LsError(f"Cannot read directory: {error.strerror or error}") from error
+            raise LsError(
+                f"Cannot read directory: {error.strerror or error}\nCheck its permissions by listing its parent."
+            ) from error
 
         names = sorted((name for name in names if name not in (".", "..")), key=collation_key)
         entries: list[str] = []
@@ -153,22 +176,7 @@ def create_ls_tool(cwd: str, options: LsToolOptions | None = None) -> AgentTool[
                 continue  # a broken symlink or an entry that vanished
             entries.append(f"{name}/" if entry_is_dir else name)
 
-        if not entries:
-            return AgentToolResult(content=[TextContent(text="(empty directory)")])
-        truncation = truncate_head("\n".join(entries), max_lines=float("inf"))
-        text = truncation.content
-        notices: list[str] = []
-        details = LsToolDetails()
-        if limit_reached:
-            notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
-            details.entry_limit_reached = limit
-        if truncation.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details.truncation = truncation
-        if notices:
-            text += f"\n\n[{'. '.join(notices)}]"
-        has_details = details.entry_limit_reached is not None or details.truncation is not None
-        return AgentToolResult(content=[TextContent(text=text)], details=details if has_details else None)
+        return _result(entries, limit, limit_reached)
 
     return AgentTool(
         name="ls",

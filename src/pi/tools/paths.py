@@ -10,17 +10,14 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import unicodedata
 from collections.abc import Callable
 from urllib.parse import unquote, urlparse
-from urllib.request import url2pathname
 
 _UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 _AM_PM = re.compile(r" (AM|PM)\.", re.IGNORECASE)
 _NARROW_NO_BREAK_SPACE = "\u202f"
 _RIGHT_SINGLE_QUOTE = "\u2019"
-_MSYS_DRIVE = re.compile(r"^/(?:mnt/|cygdrive/)?([a-zA-Z])(?:/(.*))?$")
 
 
 def normalize_path_argument(path: str) -> str:
@@ -34,17 +31,7 @@ def normalize_path_argument(path: str) -> str:
 def _file_url_to_path(url: str) -> str:
     parsed = urlparse(url)
     host = parsed.netloc if parsed.netloc not in ("", "localhost") else ""
-    if os.name == "nt":
-        return url2pathname(f"//{host}{parsed.path}" if host else parsed.path)
     return f"//{host}{unquote(parsed.path)}" if host else unquote(parsed.path)
-
-
-def _windows_drive_path(path: str) -> str:
-    match = _MSYS_DRIVE.match(path)
-    if match is None:
-        return path
-    drive, rest = match.group(1), match.group(2) or ""
-    return f"{drive.upper()}:\\" + rest.replace("/", "\\")
 
 
 def expand_path(path: str) -> str:
@@ -52,12 +39,10 @@ def expand_path(path: str) -> str:
     path = normalize_path_argument(path)
     if path == "~":
         return os.path.expanduser("~")
-    if path.startswith("~/") or (os.name == "nt" and path.startswith("~\\")):
+    if path.startswith("~/"):
         return os.path.join(os.path.expanduser("~"), path[2:])
     if path.lower().startswith("file://"):
         return _file_url_to_path(path)
-    if sys.platform == "win32":
-        return _windows_drive_path(path)
     return path
 
 

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
@@ -31,7 +31,6 @@ from pi.ai.types import ImageContent, TextContent
 from pi.tools.fs_errors import FileToolError, describe_os_error, raise_if_aborted
 from pi.tools.images import (
     IMAGE_SNIFF_BYTES,
-    NON_VISION_NOTE,
     ImageProcessor,
     detect_image_mime_type,
     detect_unsupported_image,
@@ -39,20 +38,23 @@ from pi.tools.images import (
     unsupported_image_note,
 )
 from pi.tools.paths import resolve_read_path
+from pi.tools.schema import ToolParams
 from pi.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, format_size, truncate_head
 
 
-class ReadParams(BaseModel):
+class ReadParams(ToolParams):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
-    path: str = Field(description="File to read, relative to the working directory or absolute")
-    offset: int | None = Field(default=None, description="Line number to start at (1 is the first line)")
-    limit: int | None = Field(default=None, description="Largest number of lines to return")
+    path: str = Field(description="File to read (relative or absolute)")
+    offset: int | None = Field(default=None, description="First line to return, 1-based")
+    limit: int | None = Field(default=None, description="Maximum number of lines")
 
 
 @pydantic_dataclass(frozen=True, config=ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True))
 class ReadToolDetails:
     truncation: TruncationResult | None = None
+    image_unsupported_by_model: str | None = None
+    """Id of the current model when it takes no images: the image is replaced by a placeholder per request."""
 
 
 BINARY_SNIFF_BYTES = 8192
@@ -278,10 +280,9 @@ class LineWindow:
 # --- tool -----------------------------------------------------------------------------------------
 
 DESCRIPTION = (
-    "Read a file. Text comes back as lines; images (JPEG, PNG, GIF, WebP, BMP) come back as attachments you "
-    f"can look at. Text output stops after {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB, "
-    "whichever comes first, and ends with a note saying how to continue. For large files pass offset and "
-    "limit, and keep reading with the offset from that note until you have what you need."
+    "Read a text file or an image (jpg, png, gif, webp, bmp; sent as an attachment). Text stops after "
+    f"{DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB with a note giving the offset to continue from; "
+    "use offset and limit for large files."
 )
 
 
@@ -291,88 +292,111 @@ class ReadToolOptions:
     auto_resize_images: bool = True
     image_processor: ImageProcessor | None = None
     """Replaces the built-in image conversion and resizing (Pillow when installed)."""
-    supports_images: Callable[[], bool] | None = None
-    """Whether the current model accepts images; when it says no, image results carry a note."""
+    unsupported_image_model: Callable[[], str | None] | None = None
+    """The current model's id when it accepts no images (None when it does); recorded in the details."""
+
+
+_NEXT_STEPS = {
+    errno.ENOENT: "Check the path: list the directory with ls, or search for the file name.",
+    errno.EACCES: "The file is not readable: check its permissions with ls -l.",
+    errno.EPERM: "The file is not readable: check its permissions with ls -l.",
+    errno.ENOTDIR: "A part of the path is a file, not a directory: check the path with ls.",
+    errno.ELOOP: "The path is a symlink loop: inspect it with ls -l.",
+}
 
 
 def _display_error(exc: OSError, absolute: str) -> str:
     if exc.errno == errno.EISDIR:
-        return describe_os_error(exc, "read") + "\nThe path is a directory: list it with ls or bash instead."
+        return describe_os_error(exc, "read") + "\nThe path is a directory: list it with ls instead."
     message = describe_os_error(exc, "access" if exc.errno != errno.EIO else "read", absolute)
-    if exc.errno == errno.ENOENT:
-        message += "\nCheck the path: list the directory or search for the file name with bash."
-    return message
+    next_step = _NEXT_STEPS.get(exc.errno or 0)
+    return f"{message}\n{next_step}" if next_step else message
+
+
+def _text_result(text: str, details: ReadToolDetails | None = None) -> AgentToolResult:
+    return AgentToolResult(content=[TextContent(text=text)], details=details, structured_content=text)
+
+
+async def _read_image(
+    ops: ReadOperations, opts: ReadToolOptions, processor: ImageProcessor, absolute: str, mime_type: str
+) -> AgentToolResult:
+    data = await ops.read_file(absolute)
+    processed = await processor(data, mime_type, auto_resize=opts.auto_resize_images)
+    model = opts.unsupported_image_model() if opts.unsupported_image_model is not None else None
+    details = ReadToolDetails(image_unsupported_by_model=model) if model else None
+    if not processed.ok:
+        return _text_result(f"Read image file [{mime_type}]\n{processed.message}", details)
+    note = "\n".join([f"Read image file [{processed.mime_type}]", *processed.hints])
+    blocks: list[ToolContent] = [
+        TextContent(text=note),
+        ImageContent(data=processed.data, mime_type=processed.mime_type),
+    ]
+    structured = {"type": "image", "data": processed.data, "mimeType": processed.mime_type, "note": note}
+    return AgentToolResult(content=blocks, details=details, structured_content=structured)
+
+
+async def _scan(
+    ops: ReadOperations, absolute: str, start: int, stop: int | None, signal: AbortSignal | None
+) -> LineWindow:
+    window = LineWindow(start, stop, DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES)
+    chunks = ops.read_chunks(absolute, CHUNK_SIZE)
+    try:
+        async for chunk in chunks:
+            raise_if_aborted(signal)
+            window.feed(chunk)
+    finally:
+        close = getattr(chunks, "aclose", None)
+        if close is not None:  # release the file now, not when the generator is collected
+            await close()
+    window.finish()
+    return window
+
+
+async def _read_text(
+    ops: ReadOperations, path: str, absolute: str, offset: int | None, limit: int | None, signal: AbortSignal | None
+) -> AgentToolResult:
+    start = max(0, offset - 1) if offset else 0
+    stop = start + max(1, limit) if limit is not None else None
+    window = await _scan(ops, absolute, start, stop, signal)
+    total = window.total_lines
+    if start >= total and not (start == 0 and total == 0):
+        raise FileToolError(
+            f"Offset {offset} is beyond end of file ({total} lines total)\n"
+            + (f"Use an offset from 1 to {total}." if total else "The file is empty.")
+        )
+
+    text, complete = window.selection()
+    truncation = truncate_head(text, DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES)
+    selected_lines = (min(total, stop) if stop is not None else total) - start
+    if complete and truncation.truncated and truncation.output_lines >= selected_lines:
+        # Every selected line fits; only the newline ending the last one is past the byte limit.
+        # There is nothing to page on to, so the text goes out whole, without a notice.
+        truncation = dataclasses.replace(truncation, content=text, truncated=False, truncated_by=None)
+    if not complete or truncation.truncated:
+        truncation = dataclasses.replace(truncation, total_lines=selected_lines, total_bytes=window.selection_bytes())
+    first = start + 1
+    if truncation.first_line_exceeds_limit:
+        size = format_size(window.first_line_bytes or 0)
+        message = (
+            f"[Line {first} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
+            f"Use bash: sed -n '{first}p' {shlex.quote(path)} | head -c {DEFAULT_MAX_BYTES}]"
+        )
+        return _text_result(message, ReadToolDetails(truncation))
+    if truncation.truncated:
+        last = first + truncation.output_lines - 1
+        limit_note = "" if truncation.truncated_by == "lines" else f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
+        notice = f"[Showing lines {first}-{last} of {total}{limit_note}. Use offset={last + 1} to continue.]"
+        return _text_result(f"{truncation.content}\n\n{notice}", ReadToolDetails(truncation))
+    if stop is not None and stop < total:
+        notice = f"[{total - stop} more lines in file. Use offset={stop + 1} to continue.]"
+        return _text_result(f"{text}\n\n{notice}")
+    return _text_result(text)
 
 
 def create_read_tool(cwd: str, options: ReadToolOptions | None = None) -> AgentTool[ReadParams]:
     opts = options or ReadToolOptions()
     ops: ReadOperations = opts.operations or LocalReadOperations()
     processor: ImageProcessor = opts.image_processor or process_image_async
-
-    async def read_image(absolute: str, mime_type: str) -> AgentToolResult:
-        data = await ops.read_file(absolute)
-        processed = await processor(data, mime_type, auto_resize=opts.auto_resize_images)
-        header = f"Read image file [{mime_type}]"
-        vision_note = [NON_VISION_NOTE] if opts.supports_images is not None and not opts.supports_images() else []
-        if not processed.ok:
-            return AgentToolResult(content=[TextContent(text="\n".join([header, processed.message, *vision_note]))])
-        header = f"Read image file [{processed.mime_type}]"
-        blocks: list[ToolContent] = [
-            TextContent(text="\n".join([header, *processed.hints, *vision_note])),
-            ImageContent(data=processed.data, mime_type=processed.mime_type),
-        ]
-        return AgentToolResult(content=blocks)
-
-    async def read_text(
-        path: str, absolute: str, offset: int | None, limit: int | None, signal: AbortSignal | None
-    ) -> AgentToolResult:
-        start = max(0, offset - 1) if offset else 0
-        stop = start + max(1, limit) if limit is not None else None
-        window = LineWindow(start, stop, DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES)
-        chunks = ops.read_chunks(absolute, CHUNK_SIZE)
-        try:
-            async for chunk in chunks:
-                raise_if_aborted(signal)
-                window.feed(chunk)
-        finally:
-            close = getattr(chunks, "aclose", None)
-            if close is not None:  # release the file now, not when the generator is collected
-                await close()
-        window.finish()
-        total = window.total_lines
-        if start >= total and not (start == 0 and total == 0):
-            raise FileToolError(f"Offset {offset} is beyond end of file ({total} lines total)")
-
-        text, complete = window.selection()
-        truncation = truncate_head(text, DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES)
-        selected_lines = (min(total, stop) if stop is not None else total) - start
-        if complete and truncation.truncated and truncation.output_lines >= selected_lines:
-            # Every selected line fits; only the newline ending the last one is past the byte limit.
-            # There is nothing to page on to, so the text goes out whole, without a notice.
-            truncation = dataclasses.replace(truncation, content=text, truncated=False, truncated_by=None)
-        if not complete or truncation.truncated:
-            truncation = dataclasses.replace(
-                truncation, total_lines=selected_lines, total_bytes=window.selection_bytes()
-            )
-        first = start + 1
-        if truncation.first_line_exceeds_limit:
-            size = format_size(window.first_line_bytes or 0)
-            message = (
-                f"[Line {first} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
-                f"Use bash: sed -n '{first}p' {shlex.quote(path)} | head -c {DEFAULT_MAX_BYTES}]"
-            )
-            return AgentToolResult(content=[TextContent(text=message)], details=ReadToolDetails(truncation))
-        if truncation.truncated:
-            last = first + truncation.output_lines - 1
-            limit_note = "" if truncation.truncated_by == "lines" else f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
-            notice = f"[Showing lines {first}-{last} of {total}{limit_note}. Use offset={last + 1} to continue.]"
-            return AgentToolResult(
-                content=[TextContent(text=f"{truncation.content}\n\n{notice}")], details=ReadToolDetails(truncation)
-            )
-        if stop is not None and stop < total:
-            notice = f"[{total - stop} more lines in file. Use offset={stop + 1} to continue.]"
-            return AgentToolResult(content=[TextContent(text=f"{text}\n\n{notice}")])
-        return AgentToolResult(content=[TextContent(text=text)])
 
     async def execute(
         tool_call_id: str, params: ReadParams, signal: AbortSignal | None, on_update: OnToolUpdate | None
@@ -386,16 +410,16 @@ def create_read_tool(cwd: str, options: ReadToolOptions | None = None) -> AgentT
             raise_if_aborted(signal)
             mime_type = detect_image_mime_type(head)
             if mime_type is not None:
-                result = await read_image(absolute, mime_type)
+                result = await _read_image(ops, opts, processor, absolute, mime_type)
                 raise_if_aborted(signal)
                 return result
             unsupported = detect_unsupported_image(head)
             if unsupported is not None:
                 note = unsupported_image_note(unsupported)
-                return AgentToolResult(content=[TextContent(text=f"Read image file [{unsupported}]\n{note}")])
+                return _text_result(f"Read image file [{unsupported}]\n{note}")
             if b"\x00" in head[:BINARY_SNIFF_BYTES]:
-                return AgentToolResult(content=[TextContent(text=_binary_notice(params.path))])
-            return await read_text(params.path, absolute, params.offset, params.limit, signal)
+                return _text_result(_binary_notice(params.path))
+            return await _read_text(ops, params.path, absolute, params.offset, params.limit, signal)
         except OSError as exc:
             raise FileToolError(_display_error(exc, absolute)) from exc
 

@@ -25,7 +25,7 @@ def _is_executable(path: str) -> bool:
 @cache
 def locate_rg() -> str | None:
     """Path of the `rg` binary, or None when there is none anywhere."""
-    name = "rg.exe" if sys.platform == "win32" else "rg"
+    name = "rg"
     beside_python = os.path.join(os.path.dirname(sys.executable), name)
     if _is_executable(beside_python):
         return beside_python

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pi.ai.abort import AbortSignal
-from pi.tools.file_walk import GlobOverrides, WalkAborted, walk_files
+from pi.tools.file_walk import GlobOverrides, WalkAborted, find_git_root, walk_files
 from pi.tools.rg_binary import locate_rg
 
 T = TypeVar("T")
@@ -45,18 +45,23 @@ def find_rg() -> str | None:
 
 
 @dataclass(slots=True, frozen=True)
-class GrepMatch:
+class GrepLine:
     path: str
     """Absolute path of the file."""
     line_number: int
-    text: str | None
-    """The line without its newline and carriage returns; None when it is not valid UTF-8."""
+    text: str
+    """The line without its line terminator; bytes that are not UTF-8 shown as U+FFFD."""
+    is_match: bool
+    """False for a context line around a match."""
 
 
 @dataclass(slots=True)
 class SearchOutcome:
-    matches: list[GrepMatch] = field(default_factory=list)
+    lines: list[GrepLine] = field(default_factory=list)
+    """Matches and their context, each line once (overlapping context is merged), in file order."""
+    match_count: int = 0
     limit_reached: bool = False
+    """True when a match beyond the limit exists (exactly `limit` matches is not a cut)."""
     unreadable: list[str] = field(default_factory=list)
     """Messages for files that could not be read; the search went on without them."""
 
@@ -69,11 +74,47 @@ class GrepQuery:
     literal: bool = False
     glob: str | None = None
     limit: int = 100
+    context: int = 0
+
+
+class _Collector:
+    """Keeps the lines of the first `limit` matches and their context, and notices whether there are more.
+
+    The trailing context of the last kept match is still kept; a further match inside it is shown
+    as a context line (and means there are more matches).
+    """
+
+    def __init__(self, query: GrepQuery, outcome: SearchOutcome) -> None:
+        self.limit = query.limit
+        self.context = query.context
+        self.outcome = outcome
+        self.window: tuple[str, int] | None = None
+
+    def add(self, path: str, line_number: int, text: str, is_match: bool) -> bool:
+        """Record one line; True once the search can stop."""
+        outcome = self.outcome
+        if outcome.match_count < self.limit:
+            if is_match:
+                outcome.match_count += 1
+                if outcome.match_count == self.limit:
+                    self.window = (path, line_number + self.context)
+            outcome.lines.append(GrepLine(path, line_number, text, is_match))
+            return False
+        in_window = self.window is not None and path == self.window[0] and line_number <= self.window[1]
+        if is_match:
+            outcome.limit_reached = True
+        if in_window:
+            outcome.lines.append(GrepLine(path, line_number, text, False))
+            return False
+        return outcome.limit_reached
+
+
+_TERMINATOR = re.compile(r"\r?\n?$")
 
 
 def _line_text(raw: str) -> str:
-    text = raw.replace("\r", "")
-    return text[:-1] if text.endswith("\n") else text
+    """Only the line terminator goes; a carriage return inside the line is content."""
+    return _TERMINATOR.sub("", raw, count=1)
 
 
 _READ_SIZE = 1 << 16
@@ -81,23 +122,34 @@ _READ_SIZE = 1 << 16
 _RG_FILE_ERROR = re.compile(r"^rg: .*\((?:os error \d+)\)$")
 
 
-async def rg_search(rg: str, query: GrepQuery, signal: AbortSignal | None = None) -> SearchOutcome:
-    args = [rg, "--json", "--line-number", "--color=never", "--hidden", "--sort", "path"]
+def _rg_grep_args(rg: str, query: GrepQuery, directory: bool) -> list[str]:
+    args = [rg, "--no-config", "--json", "--line-number", "--color=never", "--hidden", "--sort", "path"]
     if query.ignore_case:
         args.append("--ignore-case")
     if query.literal:
         args.append("--fixed-strings")
     for glob in _globs(query.glob):
         args += ["--glob", glob]
+    if query.context > 0:
+        args += ["--context", str(query.context)]
     args += ["--", query.pattern]
-    # Globs with a slash are matched against the path as rg prints it, so a directory is searched from
-    # inside (relative paths) for `src/**` to mean the search root's src.
-    directory = os.path.isdir(query.search_path)
     if not directory:
         args.append(query.search_path)
+    return args
+
+
+def _event_text(field_value: dict[str, Any]) -> str:
+    if "text" in field_value:
+        return str(field_value["text"])
+    return _b64(field_value.get("bytes", "")).decode("utf-8", "replace")
+
+
+async def rg_search(rg: str, query: GrepQuery, signal: AbortSignal | None = None) -> SearchOutcome:
+    # A directory is searched from inside (relative paths), so that a glob with a slash is relative to it.
+    directory = os.path.isdir(query.search_path)
     try:
         proc = await asyncio.create_subprocess_exec(
-            *args,
+            *_rg_grep_args(rg, query, directory),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -107,30 +159,32 @@ async def rg_search(rg: str, query: GrepQuery, signal: AbortSignal | None = None
         raise SearchError(f"Failed to run ripgrep: {error}") from error
     assert proc.stdout is not None and proc.stderr is not None
     outcome = SearchOutcome()
+    collector = _Collector(query, outcome)
     stderr_task = asyncio.ensure_future(proc.stderr.read())
+    stopped = False
 
     async def consume() -> None:
+        nonlocal stopped
         assert proc.stdout is not None
         async for line in _json_lines(proc.stdout):
-            if b'"type":"match"' not in line[:20]:
+            head = line[:20]
+            if b'"type":"match"' not in head and b'"type":"context"' not in head:
                 continue
             event = json.loads(line)
             data = event["data"]
             path = data["path"].get("text") or os.fsdecode(_b64(data["path"].get("bytes", "")))
             if directory:
                 path = os.path.join(query.search_path, path)
-            lines = data.get("lines", {})
-            text = _line_text(lines["text"]) if "text" in lines else None
-            outcome.matches.append(GrepMatch(path, int(data["line_number"]), text))
-            if len(outcome.matches) >= query.limit:
-                outcome.limit_reached = True
+            text = _line_text(_event_text(data.get("lines", {})))
+            if collector.add(path, int(data["line_number"]), text, event["type"] == "match"):
+                stopped = True
                 _kill(proc)
                 return
 
     await _run_with_abort(proc, consume(), signal)
     stderr = (await stderr_task).decode("utf-8", "replace").strip()
     code = await proc.wait()
-    if outcome.limit_reached:
+    if stopped:
         return outcome
     if code not in (0, 1):
         lines = [line for line in stderr.splitlines() if line.strip()]
@@ -165,7 +219,7 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
     """SIGKILL without `Process.kill()`, whose Popen.poll() can reap the child behind asyncio's back."""
     if proc.returncode is None:
         with contextlib.suppress(ProcessLookupError):
-            os.kill(proc.pid, getattr(signal_module, "SIGKILL", signal_module.SIGTERM))
+            os.kill(proc.pid, signal_module.SIGKILL)
 
 
 def _b64(data: str) -> bytes:
@@ -195,9 +249,18 @@ async def _run_with_abort(
     task.result()
 
 
+def _user_glob(glob: str) -> str:
+    """A leading ``./`` (after an optional ``!``) means the search directory itself, which globs are relative to."""
+    negated = glob.startswith("!")
+    body = glob[1:] if negated else glob
+    while body.startswith("./"):
+        body = body[2:]
+    return f"!{body}" if negated else body
+
+
 def _globs(user_glob: str | None) -> list[str]:
     """The user's glob, then ``!.git`` last so that it wins (decision D12: never search git internals)."""
-    return [user_glob, "!.git"] if user_glob else ["!.git"]
+    return [_user_glob(user_glob), "!.git"] if user_glob else ["!.git"]
 
 
 def _regex_error(pattern: str, error: re.error) -> SearchError:
@@ -212,6 +275,7 @@ def python_search(query: GrepQuery, stop: threading.Event | None = None) -> Sear
     except re.error as error:
         raise _regex_error(query.pattern, error) from error
     outcome = SearchOutcome()
+    collector = _Collector(query, outcome)
     if os.path.isdir(query.search_path):
         files: Iterator[str] = walk_files(query.search_path, override=GlobOverrides(_globs(query.glob)), stop=stop)
         skip_binary = True
@@ -230,31 +294,27 @@ def python_search(query: GrepQuery, stop: threading.Event | None = None) -> Sear
                 continue
             if skip_binary and b"\0" in data:
                 continue
-            if _search_bytes(data, path, regex, query.limit, outcome):
+            if _search_bytes(data, path, regex, query.context, collector):
                 return outcome
     except WalkAborted as error:
         raise SearchAborted() from error
     return outcome
 
 
-def _search_bytes(data: bytes, path: str, regex: re.Pattern[str], limit: int, outcome: SearchOutcome) -> bool:
-    """Append the matches in one file; True once the limit is reached."""
+def _search_bytes(data: bytes, path: str, regex: re.Pattern[str], context: int, collector: _Collector) -> bool:
+    """Feed one file's matches and their merged context to `collector`; True once it says stop."""
     raw_lines = data.split(b"\n")
     if data.endswith(b"\n"):
         raw_lines.pop()
-    for number, raw in enumerate(raw_lines, start=1):
-        line = raw.decode("utf-8", "replace")
-        if regex.search(line) is None:
-            continue
-        try:
-            text: str | None = raw.decode("utf-8").replace("\r", "")
-        except UnicodeDecodeError:
-            text = None
-        outcome.matches.append(GrepMatch(path, number, text))
-        if len(outcome.matches) >= limit:
-            outcome.limit_reached = True
-            return True
-    return False
+    lines = [raw.decode("utf-8", "replace") for raw in raw_lines]
+    matched = [index for index, line in enumerate(lines) if regex.search(line) is not None]
+    if not matched:
+        return False
+    shown: set[int] = set()
+    for index in matched:
+        shown.update(range(max(0, index - context), min(len(lines), index + context + 1)))
+    is_match = set(matched)
+    return any(collector.add(path, i + 1, _line_text(lines[i]), i in is_match) for i in sorted(shown))
 
 
 async def search(query: GrepQuery, signal: AbortSignal | None = None) -> SearchOutcome:
@@ -278,7 +338,9 @@ class ListQuery:
 async def rg_list_files(rg: str, query: ListQuery, signal: AbortSignal | None = None) -> list[str]:
     # No pattern globs: rg lets a file matching --glob through even when an ignore file excludes it,
     # so matching happens afterwards, on the list of files that are not ignored.
-    args = [rg, "--files", "--hidden", "--no-require-git", "--color=never", "--sort", "path", "--glob", "!.git"]
+    args = [rg, "--no-config", "--files", "--hidden", "--color=never", "--sort", "path", "--glob", "!.git"]
+    if find_git_root(query.search_path) is None:
+        args.append("--no-require-git")  # outside a repository .gitignore files still apply; inside, git's rules
     try:
         proc = await asyncio.create_subprocess_exec(
             *args,
@@ -308,7 +370,8 @@ async def rg_list_files(rg: str, query: ListQuery, signal: AbortSignal | None = 
 def python_list_files(query: ListQuery, stop: threading.Event | None = None) -> list[str]:
     try:
         overrides = GlobOverrides(_globs(None))
-        return list(walk_files(query.search_path, require_git=False, override=overrides, stop=stop))
+        require_git = find_git_root(query.search_path) is not None
+        return list(walk_files(query.search_path, require_git=require_git, override=overrides, stop=stop))
     except WalkAborted as error:
         raise SearchAborted() from error
 
@@ -350,7 +413,7 @@ def _discard_result(future: asyncio.Future[T]) -> None:
 
 
 __all__ = [
-    "GrepMatch",
+    "GrepLine",
     "GrepQuery",
     "ListQuery",
     "SearchAborted",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -18,7 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
@@ -27,13 +28,14 @@ from pi.ai.types import TextContent
 from pi.tools.fs_errors import FileToolError, describe_os_error, raise_if_aborted
 from pi.tools.mutation_queue import FileMutationQueue, with_file_mutation_queue
 from pi.tools.paths import resolve_to_cwd
+from pi.tools.schema import ToolParams
 
 
-class WriteParams(BaseModel):
+class WriteParams(ToolParams):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
-    path: str = Field(description="File to write, relative to the working directory or absolute")
-    content: str = Field(description="The complete new content of the file")
+    path: str = Field(description="File to write (relative or absolute)")
+    content: str = Field(description="Complete file content")
 
 
 # --- operations -----------------------------------------------------------------------------------
@@ -141,10 +143,26 @@ class LocalWriteOperations:
 # --- tool -----------------------------------------------------------------------------------------
 
 DESCRIPTION = (
-    "Write a file with the given content. The file is created if it does not exist and replaced "
-    "completely if it does; missing parent directories are created. Use it for new files and full "
-    "rewrites; for changes to part of an existing file use edit instead."
+    "Write a file: created if missing (with its parent directories), replaced whole if it exists. "
+    "For changes to part of a file use edit."
 )
+
+_NEXT_STEPS = {
+    errno.EACCES: "The location is not writable: check its permissions with ls -l, or write somewhere else.",
+    errno.EPERM: "The location is not writable: check its permissions with ls -l, or write somewhere else.",
+    errno.EISDIR: "The path is a directory: give the path of a file inside it.",
+    errno.ENOTDIR: "A part of the path is a file, not a directory: check the path with ls.",
+    errno.EEXIST: "A part of the path is a file, not a directory: check the path with ls.",
+    errno.EROFS: "The file system is read-only: write somewhere else.",
+    errno.ENOSPC: "The disk is full: free some space or write somewhere else.",
+    errno.ENAMETOOLONG: "The path is too long: use a shorter name.",
+}
+
+
+def _write_error(exc: OSError, syscall: str, path: str) -> FileToolError:
+    message = describe_os_error(exc, syscall, path)
+    next_step = _NEXT_STEPS.get(exc.errno or 0)
+    return FileToolError(f"{message}\n{next_step}" if next_step else message)
 
 
 @dataclass(slots=True)
@@ -170,11 +188,11 @@ def create_write_tool(cwd: str, options: WriteToolOptions | None = None) -> Agen
             try:
                 await ops.mkdir(directory)
             except OSError as exc:
-                raise FileToolError(describe_os_error(exc, "mkdir", exc.filename or directory)) from exc
+                raise _write_error(exc, "mkdir", exc.filename or directory) from exc
             try:
                 await ops.write_file(absolute, data)
             except OSError as exc:
-                raise FileToolError(describe_os_error(exc, "open", absolute)) from exc
+                raise _write_error(exc, "open", absolute) from exc
             raise_if_aborted(signal)
             return AgentToolResult(content=[TextContent(text=f"Successfully wrote {len(data)} bytes to {params.path}")])
 

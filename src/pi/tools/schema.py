@@ -1,0 +1,59 @@
+"""The parameter schemas the model sees, written as small as their meaning allows.
+
+Every tool definition is sent with every request, so each character is paid for on every turn.
+pydantic spells an optional field as ``anyOf: [{type}, {type: null}]`` with ``default: null``;
+for a model, leaving the field out of ``required`` says the same. Nested models are written inline
+because some providers reject ``$ref`` in tool parameters.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+
+def _inline(node: Any, definitions: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return _inline(definitions[ref.removeprefix("#/$defs/")], definitions)
+        return {key: _inline(value, definitions) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inline(item, definitions) for item in node]
+    return node
+
+
+def _compact_property(schema: dict[str, Any]) -> dict[str, Any]:
+    variants = schema.get("anyOf")
+    if isinstance(variants, list) and schema.get("default", 0) is None:
+        kept = [variant for variant in variants if variant != {"type": "null"}]
+        if len(kept) == 1:
+            schema = {**{k: v for k, v in schema.items() if k not in ("anyOf", "default")}, **kept[0]}
+    return schema
+
+
+def _compact(node: Any) -> Any:
+    if isinstance(node, dict):
+        out = {key: _compact(value) for key, value in node.items() if key != "title"}
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            out["properties"] = {name: _compact_property(_compact(value)) for name, value in properties.items()}
+        return out
+    if isinstance(node, list):
+        return [_compact(item) for item in node]
+    return node
+
+
+class ToolParams(BaseModel):
+    """Base of the built-in tools' parameter models: validation as usual, a compact JSON schema."""
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        schema = super().model_json_schema(*args, **kwargs)
+        definitions = schema.pop("$defs", {})
+        compact: dict[str, Any] = _compact(_inline(schema, definitions))
+        return compact
+
+
+__all__ = ["ToolParams"]
