@@ -28,6 +28,8 @@ class Overlay:
     row_offset: int = 0
     col_offset: int = 0
     hidden: bool = False
+    #: A passive overlay (a flash, the search box) leaves the transcript's scroll keys working.
+    passive: bool = False
 
     def resolved_width(self, screen_width: int) -> int:
         room = max(1, screen_width - 2 * self.margin)

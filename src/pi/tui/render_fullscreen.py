@@ -63,8 +63,13 @@ def compose_screen(
     scrollbar: ScrollbarMode = "auto",
     style: Callable[[str, str], str] | None = None,
     pill_style: Callable[[str], str] | None = None,
+    decorate: Callable[[list[str], int, int], list[str]] | None = None,
 ) -> tuple[list[str], int, int]:
-    """Screen rows for a frame, the number of transcript rows at the top, and the transcript width."""
+    """Screen rows for a frame, the number of transcript rows at the top, and the transcript width.
+
+    `decorate(rows, first_line, width)` may restyle the visible transcript rows (selection, search
+    matches, image placements) before the scrollbar and the pill are drawn over them.
+    """
     dock = compose_dock(dock_parts, height)
     view_height = max(0, height - len(dock))
     doc_width, lines = _document_lines(document, scroll, width, view_height, scrollbar)
@@ -74,6 +79,8 @@ def compose_screen(
     check_widths(dock, width, len(lines))
     if len(rows) < view_height:
         rows = rows + [""] * (view_height - len(rows))
+    if decorate is not None:
+        rows = decorate(rows, scroll.offset, doc_width)
     if doc_width < width and view_height > 0:
         start, size = scroll.thumb()
         paint = style or (lambda _token, text: text)

@@ -36,6 +36,8 @@ __all__ = [
     "TtyTerminal",
     "mouse_on_sequence",
     "parse_color_reply",
+    "program_status_sequence",
+    "window_title",
 ]
 
 logger = logging.getLogger(__name__)
@@ -52,9 +54,14 @@ CURSOR_HIDDEN = ("\x1b[?25l", "\x1b[?25h")
 MOUSE_OFF = "\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?1002l\x1b[?1000l"
 KITTY_QUERY = "\x1b[?u"
 DA1_QUERY = "\x1b[c"
+PROGRAM_STATUS_QUERY = "\x1b]7501;?\x1b\\"
+CELL_SIZE_QUERY = "\x1b[16t"
+PROGRAM_STATES = ("working", "blocked", "done", "error", "idle", "clear")
 
 _KITTY_REPLY_RE = re.compile(r"^\x1b\[\?(\d+)u$")
 _DA1_REPLY_RE = re.compile(r"^\x1b\[\?[\d;]*c$")
+_CELL_SIZE_RE = re.compile(r"^\x1b\[6;(\d+);(\d+)t$")
+_PROGRAM_STATUS_REPLY = "\x1b]7501;?"
 _COLOR_REPLY_RE = re.compile(r"^\x1b\](10|11|4;(\d+));rgba?:([0-9a-fA-F]+)/([0-9a-fA-F]+)/([0-9a-fA-F]+)")
 # Restore order: screen modes first, then paste, the key protocol and modifyOtherKeys (as pi exits).
 _RESTORE_ORDER = ("mouse", "alt_screen", "autowrap_off", "paste", "kitty", "modify_other_keys")
@@ -66,6 +73,29 @@ def mouse_on_sequence(environ: Mapping[str, str]) -> str:
     term = environ.get("TERM", "")
     multiplexed = any(environ.get(v) for v in ("TMUX", "ZELLIJ", "STY")) or term.startswith(("tmux", "screen"))
     return seq if multiplexed else seq + "\x1b[?1003h"
+
+
+def _clean_title(text: str) -> str:
+    return "".join(" " if ord(c) < 32 or 127 <= ord(c) < 160 else c for c in text)
+
+
+def window_title(cwd: str, session_name: str | None = None) -> str:
+    """`π - <cwd basename>`, or `π - <name> - <cwd basename>` for a named session."""
+    base = os.path.basename(os.path.normpath(cwd)) or cwd
+    name = (session_name or "").strip()
+    return _clean_title(f"π - {name} - {base}" if name else f"π - {base}")
+
+
+def program_status_sequence(state: str, message: str | None = None, app: str = "pi") -> str:
+    """OSC 7501 report: `ESC ] 7501 ; state=<state>:app=<app>[:msg=<base64>] ESC \\`."""
+    if state not in PROGRAM_STATES:
+        raise ValueError(f"unknown program state {state!r}; use one of {', '.join(PROGRAM_STATES)}")
+    body = f"state={state}" if state == "clear" else f"state={state}:app={app}"
+    if message and state != "clear":
+        import base64
+
+        body += ":msg=" + base64.b64encode(_clean_title(message).encode("utf-8")).decode("ascii")
+    return f"\x1b]7501;{body}\x1b\\"
 
 
 def _channel(hex_digits: str) -> int:
@@ -104,6 +134,12 @@ class Terminal:
         self.on_terminate: Callable[[int], None] | None = None
         self.input_buffer = InputBuffer(timeout_ms=escape_timeout_ms(self.environ))
         self.dead = False
+        #: Ask at start for the cell size in pixels (`CSI 16t`, when images are supported) and whether the
+        #: terminal takes OSC 7501 program status (the interactive mode turns it on unless `PI_PROGRAM_STATUS=0`).
+        self.query_cell_size = False
+        self.query_program_status = False
+        self.cell_size_px: tuple[int, int] | None = None  # (width, height) of one cell
+        self.program_status_supported = False
 
     # --- to be provided by subclasses -------------------------------------------------------
     def write(self, data: str) -> None:
@@ -137,8 +173,23 @@ class Terminal:
 
     def set_title(self, title: str) -> None:
         """The window title (OSC 0), control characters replaced by spaces."""
-        clean = "".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in title)
-        self.write(f"\x1b]0;{clean}\x07")
+        self.write(f"\x1b]0;{_clean_title(title)}\x07")
+
+    @property
+    def program_status_enabled(self) -> bool:
+        """OSC 7501 is sent only after the terminal answered its query, or with `PI_PROGRAM_STATUS=1`."""
+        flag = self.environ.get("PI_PROGRAM_STATUS")
+        if flag in ("0", "1"):
+            return flag == "1"
+        return self.program_status_supported
+
+    def set_program_status(self, state: str, message: str | None = None) -> bool:
+        """Report working/blocked/done/error/idle (OSC 7501) when enabled; True if written."""
+        sequence = program_status_sequence(state, message)
+        if not self.program_status_enabled:
+            return False
+        self.write(sequence)
+        return True
 
     def set_progress(self, working: bool) -> None:
         """OSC 9;4 progress: indeterminate while working, cleared otherwise."""
@@ -155,6 +206,10 @@ class Terminal:
         """Raw input modes: bracketed paste, then kitty push + query with DA1 as the sentinel."""
         out = self._mode("paste", BRACKETED_PASTE)
         out += self._mode("kitty", KITTY_KEYBOARD) + KITTY_QUERY
+        if self.query_program_status:
+            out += PROGRAM_STATUS_QUERY
+        if self.query_cell_size:
+            out += CELL_SIZE_QUERY
         if query_palette:
             out += "\x1b]10;?\x1b\\\x1b]11;?\x1b\\" + "".join(f"\x1b]4;{i};?\x1b\\" for i in range(16))
         return out + DA1_QUERY
@@ -173,6 +228,15 @@ class Terminal:
         m = _KITTY_REPLY_RE.match(seq)
         if m:
             self.kitty_flags = int(m.group(1))
+            return True
+        if seq.startswith(_PROGRAM_STATUS_REPLY):
+            self.program_status_supported = True
+            return True
+        size = _CELL_SIZE_RE.match(seq)
+        if size:
+            self.cell_size_px = (int(size.group(2)), int(size.group(1)))
+            if self.replies_done and self.on_replies is not None:
+                self.on_replies()
             return True
         if _DA1_REPLY_RE.match(seq):
             if not self.kitty_flags and "modify_other_keys" not in self.modes:

@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pi.tui.component import Component, Container, Focusable
 from pi.tui.keybindings import KeybindingsManager
@@ -25,9 +25,14 @@ from pi.tui.scroll_view import ScrollView, WheelAccelerator
 from pi.tui.terminal import SYNC_BEGIN, SYNC_END, Terminal
 from pi.tui.text_width import visible_width
 from pi.tui.theme import Theme
-from pi.tui.tui_input import handle_mouse, handle_scroll_key
+from pi.tui.tui_input import MouseEvent, handle_mouse, handle_scroll_key
 
-__all__ = ["EDITOR_MIN_ROWS", "TUI", "InputListener", "Mode", "TUIStopped"]
+if TYPE_CHECKING:
+    from pi.tui.capabilities import ImageProtocol
+    from pi.tui.flash import FlashController
+    from pi.tui.image import ImageRegistry
+
+__all__ = ["EDITOR_MIN_ROWS", "TUI", "InputListener", "Mode", "MouseHandler", "RowDecorator", "TUIStopped"]
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +40,10 @@ Mode = Literal["fullscreen", "regular"]
 ExitOutput = Literal["transcript", "resume-hint"]
 #: Sees every key sequence before the focused component; returns True to consume it.
 InputListener = Callable[[str], bool]
+#: Sees fullscreen mouse events the TUI did not use itself (wheel, pill, scrollbar); True if handled.
+MouseHandler = Callable[[MouseEvent], bool]
+#: Restyles the visible transcript rows of a fullscreen frame: (rows, first document line, width) -> rows.
+RowDecorator = Callable[[list[str], int, int], list[str]]
 FRAME_INTERVAL = 0.016
 
 
@@ -75,6 +84,12 @@ class TUI:
         self.overlays: list[Overlay] = []
         self.focused: Focusable | None = None
         self.input_listeners: list[InputListener] = []
+        self.mouse_handlers: list[MouseHandler] = []
+        self.row_decorators: list[RowDecorator] = []
+        #: Called with True/False when the terminal gains or loses focus (mouse mode ?1004).
+        self.focus_listeners: list[Callable[[bool], None]] = []
+        self.images: ImageRegistry | None = None
+        self._flash: FlashController | None = None
         self.dock_min_rows: dict[int, int] = {}
         env = terminal.environ
         if clear_on_shrink is None:
@@ -150,11 +165,15 @@ class TUI:
 
     def _inline_print(self, lines: list[str]) -> str:
         printer = RegularRenderer()
+        prefix = ""
+        if self.images is not None:
+            lines = self.images.resolve(lines, crop=False)
+            prefix = self.images.take_output()
         try:
             body = printer.frame(lines, self.terminal.columns, self.terminal.rows)
         except WidthOverflow:
             return ""
-        return body + printer.end()
+        return prefix + body + printer.end()
 
     # --- frames ------------------------------------------------------------------------------
     def request_render(self, full: bool = False) -> None:
@@ -231,9 +250,18 @@ class TUI:
             self.scrollbar,
             self.theme.fg if self.theme is not None else None,
             self._pill_style,
+            self._decorate if self.row_decorators or self.images is not None else None,
         )
         rows = self._with_overlays(rows, width, height)
-        return self.fullscreen.frame(rows, width, height)
+        prefix = self.images.take_output() if self.images is not None else ""
+        return prefix + self.fullscreen.frame(rows, width, height)
+
+    def _decorate(self, rows: list[str], first_line: int, width: int) -> list[str]:
+        for decorator in self.row_decorators:
+            rows = decorator(rows, first_line, width)
+        if self.images is not None:
+            rows = self.images.resolve(rows, crop=True)
+        return rows
 
     def _pill_style(self, text: str) -> str:
         if self.theme is None:
@@ -242,11 +270,16 @@ class TUI:
 
     def _regular_frame(self, width: int, height: int) -> str:
         lines = self.document.render(width) + self._dock_lines(width)
+        prefix = ""
+        if self.images is not None:
+            lines = self.images.resolve(lines, crop=False)
+            prefix = self.images.take_output()
         if self.overlays:
             top = max(0, len(lines) - height)
             visible = lines[top:] + [""] * max(0, height - (len(lines) - top))
             lines = lines[:top] + self._with_overlays(visible, width, height)
-        return self.regular.frame(lines, width, height)
+        body = self.regular.frame(lines, width, height)
+        return prefix + body if body else prefix
 
     def _with_overlays(self, rows: list[str], width: int, height: int) -> list[str]:
         for overlay in self.overlays:
@@ -305,6 +338,9 @@ class TUI:
         self.regular.reset()
         self.fullscreen.reset()
         self.scroll.to_bottom()
+        if self.images is not None:
+            self.images.fullscreen = mode == "fullscreen"
+            self.document.invalidate()
         if self.running:
             if mode == "fullscreen":
                 term.write(term.enter_fullscreen_sequence())
@@ -382,6 +418,8 @@ class TUI:
         if data in ("\x1b[I", "\x1b[O"):  # focus in/out reports (mouse mode ?1004)
             self.terminal_focused = data == "\x1b[I"
             self.dragging_scrollbar = False
+            for focus_listener in list(self.focus_listeners):
+                focus_listener(self.terminal_focused)
             return
         if data.startswith("\x1b[<") and data[-1:] in ("M", "m"):
             if self.mode == "fullscreen" and handle_mouse(self, data):
@@ -394,7 +432,7 @@ class TUI:
         focused = self.focused
         if (
             self.mode == "fullscreen"
-            and not self.overlays
+            and not self.has_active_overlays()
             and not getattr(focused, "captures_scroll_keys", False)
             and handle_scroll_key(self, data)
         ):
@@ -402,6 +440,35 @@ class TUI:
             return
         if focused is not None and focused.handle_input(data):
             self.request_render()
+
+    def has_active_overlays(self) -> bool:
+        """Whether an overlay that is not passive (a dialog, not a flash or the search box) is shown."""
+        return any(not overlay.passive for overlay in self.overlays)
+
+    # --- flash, images -----------------------------------------------------------------------
+    @property
+    def flash(self) -> FlashController:
+        """The flash shown at the top right (created on first use)."""
+        if self._flash is None:
+            from pi.tui.flash import FlashController
+
+            self._flash = FlashController(self)
+        return self._flash
+
+    def show_flash(self, text: str, *, error: bool = False, duration: float | None = None) -> None:
+        """A short message at the top right (`Copied!`); errors stay 5 s."""
+        self.flash.show(text, error=error, duration=duration)
+
+    def enable_images(self, protocol: ImageProtocol | None, show: bool = True) -> ImageRegistry:
+        """Turn on inline images with `protocol` (from `TerminalCapabilities.images`); returns the registry
+        to give each `Image` component. `show` is the `terminal.showImages` setting."""
+        from pi.tui.image import ImageRegistry
+
+        term = self.terminal
+        self.images = ImageRegistry(
+            protocol, lambda: term.cell_size_px, fullscreen=self.mode == "fullscreen", show=show
+        )
+        return self.images
 
     def jump_to_latest(self) -> None:
         self.scroll.to_bottom()

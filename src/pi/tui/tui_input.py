@@ -57,7 +57,10 @@ def parse_mouse(data: str) -> MouseEvent | None:
 
 
 def handle_mouse(tui: TUI, data: str) -> bool:
-    """Wheel scrolls the transcript; a click on the pill jumps to the end. True if the view changed."""
+    """Wheel scrolls the transcript; a click on the pill jumps to the end; the scrollbar drags.
+
+    Other events go to `tui.mouse_handlers` (selection, clicks on cards). True if the view changed.
+    """
     event = parse_mouse(data)
     if event is None:
         return False
@@ -69,7 +72,14 @@ def handle_mouse(tui: TUI, data: str) -> bool:
     if event.button == 0 and event.pressed and not event.motion and tui.pill_hit(event.row, event.col):
         tui.scroll.to_bottom()
         return True
-    return _drag_scrollbar(tui, event)
+    if _drag_scrollbar(tui, event):
+        return True
+    changed = False
+    for handler in list(tui.mouse_handlers):
+        if handler(event):
+            changed = True
+            break
+    return changed
 
 
 def _drag_scrollbar(tui: TUI, event: MouseEvent) -> bool:
