@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -178,9 +179,7 @@ async def test_listeners_are_awaited_in_order_and_failures_do_not_stop_the_run(f
     assert not any(item.startswith("fast") for item in order)
 
 
-async def test_listener_error_default_report_goes_to_stderr(
-    faux: FauxProvider, capsys: pytest.CaptureFixture[str]
-) -> None:
+async def test_listener_error_default_report_is_logged(faux: FauxProvider, caplog: pytest.LogCaptureFixture) -> None:
     faux.set_responses([faux_assistant_message("fine")])
     agent, _ = make_agent(faux)
 
@@ -189,8 +188,9 @@ async def test_listener_error_default_report_goes_to_stderr(
             raise RuntimeError("disk full")
 
     agent.subscribe(broken)
-    await agent.prompt("hi")
-    assert "disk full" in capsys.readouterr().err
+    with caplog.at_level(logging.ERROR, logger="pi.agent"):
+        await agent.prompt("hi")
+    assert any("disk full" in r.getMessage() and r.exc_info is not None for r in caplog.records)
 
 
 async def test_get_api_key_is_asked_every_turn(faux: FauxProvider) -> None:
@@ -274,7 +274,6 @@ async def test_reasoning_and_stream_options_reach_the_provider(faux: FauxProvide
     agent, _ = make_agent(
         faux,
         session_id="sess-1",
-        transport="sse",
         max_retry_delay_ms=5,
         thinking_budgets=budgets,
         on_payload=lambda payload, model: payloads.append(payload),
@@ -286,7 +285,7 @@ async def test_reasoning_and_stream_options_reach_the_provider(faux: FauxProvide
     await agent.prompt("b")
     off, high = spy.options
     assert off.reasoning is None and high.reasoning == "high"
-    assert off.session_id == "sess-1" and off.max_retry_delay_ms == 5 and off.extra["transport"] == "sse"
+    assert off.session_id == "sess-1" and off.max_retry_delay_ms == 5
     assert off.signal is not None and off.thinking_budgets is budgets and len(payloads) == 2
     assert off.temperature == 0.25 and off.extra["tool_choice"] == "auto"
     assert spy.contexts[1].system_prompt == "system!"
@@ -340,7 +339,15 @@ async def test_events_print_as_pi_json(faux: FauxProvider) -> None:
     assert end["result"]["details"] == {"times": 1}
     update = next(d for d in dumped if d["type"] == "message_update")
     assert update["assistantMessageEvent"]["type"] in ("start", "toolcall_start", "toolcall_delta")
-    assert update["message"]["role"] == "assistant"
+    # Delta-only on the wire: neither the message so far nor the provider's partial copy of it.
+    updates = [d for d in dumped if d["type"] == "message_update"]
+    assert all("message" not in d and "partial" not in d["assistantMessageEvent"] for d in updates)
+    assert all(set(d) == {"type", "usage", "assistantMessageEvent"} for d in updates)
+    call_start = next(
+        d["assistantMessageEvent"] for d in updates if d["assistantMessageEvent"]["type"] == "toolcall_start"
+    )
+    assert call_start["id"] == "c1" and call_start["toolName"] == "echo" and call_start["contentIndex"] == 0
+    assert isinstance(end["durationMs"], float) and end["durationMs"] >= 0
     turn_end = next(d for d, e in zip(dumped, rec.events, strict=True) if isinstance(e, TurnEndEvent))
     assert turn_end["toolResults"][0]["toolCallId"] == "c1" and turn_end["message"]["stopReason"] == "toolUse"
     assert dumped[0] == {"type": "agent_start"}

@@ -24,6 +24,15 @@ def _session(
     return session, events
 
 
+def _reached(session: AgentSession, event_type: str) -> Any:
+    """An event set when the session emits `event_type` (an awaited listener: set in step with the run)."""
+    import asyncio
+
+    reached = asyncio.Event()
+    session.subscribe(lambda event: reached.set() if event.type == event_type else None, awaited=True)
+    return reached
+
+
 def _types(events: list[dict[str, Any]], prefix: str) -> list[dict[str, Any]]:
     return [e for e in events if e["type"].startswith(prefix)]
 
@@ -98,9 +107,9 @@ async def test_threshold_compaction_summarizes_and_keeps_recent(faux: FauxProvid
     faux.set_responses([_chat_or_summary(150, "## Goal\nAnswer questions.")] * 12)
     for i in range(5):
         await session.prompt(f"question {i} " + words(100))
-    starts = _types(events, "auto_compaction_start")
+    starts = _types(events, "compaction_start")
     assert starts and all(e["reason"] == "threshold" for e in starts)
-    end = _types(events, "auto_compaction_end")[0]
+    end = _types(events, "compaction_end")[0]
     assert end["willRetry"] is False and end["aborted"] is False
     assert end["result"]["summary"].startswith("## Goal\nAnswer questions.")
     assert end["result"]["tokensBefore"] > 1500 - 300
@@ -127,8 +136,8 @@ async def test_overflow_error_compacts_then_retries_once(faux: FauxProvider, tmp
     ]
     faux.set_responses([scripted_chat(chat, "## Goal\nSummarized earlier turns.")] * 6)
     await session.prompt("one more")
-    compaction = _types(events, "auto_compaction")
-    assert [e["type"] for e in compaction] == ["auto_compaction_start", "auto_compaction_end"]
+    compaction = _types(events, "compaction_")
+    assert [e["type"] for e in compaction] == ["compaction_start", "compaction_end"]
     assert compaction[0]["reason"] == "overflow"
     assert compaction[1]["willRetry"] is True and compaction[1]["result"]["summary"].startswith("## Goal")
     assert session.last_assistant_text() == "answer after compaction"
@@ -148,7 +157,7 @@ async def test_second_overflow_after_recovery_reports_failure(faux: FauxProvider
     chat = [faux_assistant_message(stop_reason="error", error_message=overflow) for _ in range(2)]
     faux.set_responses([scripted_chat(chat, "## Goal\nx")] * 6)
     await session.prompt("again")
-    ends = _types(events, "auto_compaction_end")
+    ends = _types(events, "compaction_end")
     assert ends[-1]["errorMessage"].startswith("Context overflow recovery failed after one compact-and-retry")
     last = session.messages[-1]
     assert isinstance(last, AssistantMessage) and last.stop_reason == "error"
@@ -172,9 +181,9 @@ async def test_prompt_while_streaming_needs_a_behavior(faux: FauxProvider, tmp_p
     faux.tokens_per_second = 50
     faux.set_responses([faux_assistant_message(words(40)), faux_assistant_message("follow-up answer")])
     session, _ = _session(faux, tmp_path)
+    streaming = _reached(session, "message_update")
     run = asyncio.create_task(session.prompt("long answer please"))
-    while not session.is_streaming:
-        await asyncio.sleep(0.01)
+    await streaming.wait()
     with pytest.raises(RuntimeError, match="Specify streamingBehavior"):
         await session.prompt("interrupt")
     await session.prompt("and then this", streaming_behavior="followUp")
@@ -192,10 +201,10 @@ async def test_a_prompt_during_a_retry_wait_is_queued_not_run_alongside(faux: Fa
             faux_assistant_message("follow-up answer"),
         ]
     )
-    session, events = _session(faux, tmp_path, {"retry": {"baseDelayMs": 200}})
+    session, _ = _session(faux, tmp_path, {"retry": {"baseDelayMs": 200}})
+    waiting = _reached(session, "auto_retry_start")
     run = asyncio.create_task(session.prompt("go"))
-    while not _types(events, "auto_retry_start"):
-        await asyncio.sleep(0.01)
+    await waiting.wait()
     assert session.is_streaming  # the retry wait is part of the run
     with pytest.raises(RuntimeError, match="Specify streamingBehavior"):
         await session.prompt("now")
@@ -213,11 +222,12 @@ async def test_a_prompt_during_a_manual_compaction_must_queue(faux: FauxProvider
     await _three_turns(session, faux)
     faux.tokens_per_second = 20
     faux.set_responses([faux_assistant_message("## Goal\nsummary " + words(20))] * 2)
+    started = _reached(session, "compaction_start")
     compaction = asyncio.create_task(session.compact())
-    while not session.is_compacting:
-        await asyncio.sleep(0.01)
+    await started.wait()
+    assert session.is_compacting
     assert session.is_streaming
-    with pytest.raises(RuntimeError, match="Specify streamingBehavior"):
+    with pytest.raises(RuntimeError, match="Cannot submit a prompt while compaction is in progress"):
         await session.prompt("now")
     result = await compaction
     assert result["summary"].startswith("## Goal")
@@ -238,7 +248,7 @@ async def test_a_silent_overflow_is_compacted_and_retried(faux: FauxProvider, tm
     chat = [faux_assistant_message("answer from truncated input"), faux_assistant_message("answer after compaction")]
     faux.set_responses([scripted_chat(chat, "## Goal\nShort summary.")] * 6)
     await session.prompt("one more " + words(60))
-    compaction = _types(events, "auto_compaction")
-    assert [e["type"] for e in compaction] == ["auto_compaction_start", "auto_compaction_end"]
+    compaction = _types(events, "compaction_")
+    assert [e["type"] for e in compaction] == ["compaction_start", "compaction_end"]
     assert compaction[0]["reason"] == "overflow" and compaction[1]["willRetry"] is True
     assert session.last_assistant_text() == "answer after compaction"

@@ -14,7 +14,7 @@ from tests.support.faux_session import make_faux_session, scripted_chat, words
 
 
 async def test_a_failing_listener_neither_stops_retries_nor_hides_events_from_others(
-    faux: FauxProvider, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    faux: FauxProvider, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     faux.set_responses(
         [
@@ -34,7 +34,8 @@ async def test_a_failing_listener_neither_stops_retries_nor_hides_events_from_ot
     assert session.last_assistant_text() == "recovered"
     assert "auto_retry_start" in seen and "auto_retry_end" in seen
     assert seen.count("agent_end") == 2 and seen.count("message_end") == 3
-    assert "renderer bug" in capsys.readouterr().err
+    failures = [r for r in caplog.records if r.name.startswith("pi.") and "renderer bug" in r.getMessage()]
+    assert failures and all(r.levelname == "ERROR" and r.exc_info is not None for r in failures)
 
 
 async def test_threshold_is_checked_before_a_prompt_after_an_aborted_reply(faux: FauxProvider, tmp_path: Path) -> None:
@@ -50,11 +51,11 @@ async def test_threshold_is_checked_before_a_prompt_after_an_aborted_reply(faux:
     faux.set_responses([aborted])
     await session.prompt("third " + words(500))
     assert isinstance(session.messages[-1], AssistantMessage) and session.messages[-1].usage.input > 1200
-    assert "auto_compaction_start" not in events
+    assert "compaction_start" not in events
     # ... but the next prompt compacts first, so the request is not sent over the threshold.
     faux.set_responses([scripted_chat([faux_assistant_message("ok")], "## Goal\nSummary.")] * 3)
     await session.prompt("fourth")
-    assert events.index("auto_compaction_start") < events.index("agent_start", events.index("auto_compaction_start"))
+    assert events.index("compaction_start") < events.index("agent_start", events.index("compaction_start"))
     first = faux.contexts[-1].messages[0]
     assert isinstance(first, UserMessage) and "compacted into the following summary" in str(first.content)
 
@@ -75,7 +76,7 @@ async def test_an_overflow_that_cannot_be_compacted_is_not_compacted_again_as_th
     overflow = "prompt is too long: 300000 tokens"
     faux.set_responses([faux_assistant_message(stop_reason="error", error_message=overflow)])
     await session.prompt("again")
-    reasons = [e["reason"] for e in events if e["type"] == "auto_compaction_start"]
+    reasons = [e["reason"] for e in events if e["type"] == "compaction_start"]
     # Before the prompt (the last reply was over the threshold), then for the overflow; not a third time.
     assert reasons == ["threshold", "overflow"]
     last = session.messages[-1]

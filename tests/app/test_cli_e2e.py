@@ -42,7 +42,7 @@ def test_json_mode_prints_header_then_every_event(env: Env) -> None:
     header = lines[0]
     assert header["type"] == "session" and header["version"] == 3 and header["cwd"] == str(env.cwd)
     types = [line["type"] for line in lines[1:]]
-    assert types[0] == "agent_start" and types[-1] == "agent_end"
+    assert types[0] == "agent_start" and types[-2:] == ["agent_end", "agent_settled"]
     for expected in (
         "turn_start",
         "message_start",

@@ -206,7 +206,7 @@ def test_one_exchange_writes_header_model_thinking_user_assistant_in_order(pi_en
     assert assistant["stopReason"] == "stop" and isinstance(assistant["timestamp"], int)
     assert set(assistant["usage"]) == {"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"}
     assert assistant["usage"]["input"] == 100 and assistant["usage"]["totalTokens"] == 110
-    assert set(assistant["usage"]["cost"]) == {"input", "output", "cacheRead", "cacheWrite", "total"}
+    assert {"input", "output", "cacheRead", "cacheWrite", "total"} <= set(assistant["usage"]["cost"])
 
 
 def test_no_file_before_any_reply_but_a_failed_reply_is_kept(pi_env: PiEnv) -> None:
@@ -474,8 +474,10 @@ def test_json_mode_reports_auto_retry_of_overloaded_and_unavailable(pi_env: PiEn
     types = [e["type"] for e in events]
     first_retry = types.index("auto_retry_start")
     assert types[first_retry - 1] == "agent_end" and types[first_retry + 1] == "agent_start"
-    assert types[-1] == "auto_retry_end" and types[-2] == "agent_end"
-    final = events[-2]["messages"][-1]
+    assert events[first_retry - 1]["willRetry"] is True
+    assert types[-3:] == ["agent_end", "auto_retry_end", "agent_settled"]
+    assert events[-3]["willRetry"] is False and events[-1] == {"type": "agent_settled", "aborted": False}
+    final = events[-3]["messages"][-1]
     assert final["content"] == [{"type": "text", "text": "third time lucky"}]
     # The failed replies never reach the model; they stay in the file.
     assert conversation(pi_env.server.requests[-1].json()) == [("user", "try hard")]
@@ -500,15 +502,15 @@ def test_json_mode_overflow_compacts_and_retries_with_the_summary(pi_env: PiEnv)
         json.dumps({"retry": {"baseDelayMs": 10}, "compaction": {"keepRecentTokens": 1}})
     )
     events = json_events(pi_env.run("--mode", "json", *MODEL, "one", "two", "three"))
-    compaction = [e for e in events if e["type"].startswith("auto_compaction")]
-    assert compaction[0] == {"type": "auto_compaction_start", "reason": "overflow"}
+    compaction = [e for e in events if e["type"].startswith("compaction_")]
+    assert compaction[0] == {"type": "compaction_start", "reason": "overflow"}
     end = compaction[1]
-    assert end["type"] == "auto_compaction_end" and end["willRetry"] is True and end["aborted"] is False
+    assert end["type"] == "compaction_end" and end["willRetry"] is True and end["aborted"] is False
     assert end["result"]["summary"] == "## Goal\nKeep going after the overflow."
     assert isinstance(end["result"]["tokensBefore"], int) and ENTRY_ID.match(end["result"]["firstKeptEntryId"])
     assert len(compaction) == 2
-    assert events[-1]["type"] == "agent_end"
-    assert events[-1]["messages"][-1]["content"] == [{"type": "text", "text": "answer three"}]
+    assert [e["type"] for e in events[-2:]] == ["agent_end", "agent_settled"]
+    assert events[-2]["messages"][-1]["content"] == [{"type": "text", "text": "answer three"}]
 
     summarize, retried = pi_env.server.requests[3].json(), pi_env.server.requests[4].json()
     assert "tools" not in summarize
@@ -541,8 +543,8 @@ def test_json_mode_threshold_compaction_uses_context_window_and_reserve(server: 
     )
     model = ["--provider", "fake", "--model", "small-model"]
     events = json_events(pi_env.run("--mode", "json", *model, "first", long_prompt, "third"))
-    compaction = [e for e in events if e["type"].startswith("auto_compaction")]
-    assert [e["type"] for e in compaction] == ["auto_compaction_start", "auto_compaction_end"]
+    compaction = [e for e in events if e["type"].startswith("compaction_")]
+    assert [e["type"] for e in compaction] == ["compaction_start", "compaction_end"]
     assert compaction[0]["reason"] == "threshold"
     assert compaction[1]["willRetry"] is False and compaction[1]["aborted"] is False
     assert compaction[1]["result"]["summary"] == "## Goal\nThreshold summary."
@@ -550,11 +552,13 @@ def test_json_mode_threshold_compaction_uses_context_window_and_reserve(server: 
     # It ran after the second prompt's run, not after the first.
     types = [e["type"] for e in events]
     assert types.count("agent_end") == 3
-    assert types.index("auto_compaction_start") > [i for i, t in enumerate(types) if t == "agent_end"][1]
+    assert types.index("compaction_start") > [i for i, t in enumerate(types) if t == "agent_end"][1]
 
     assert len(server.requests) == 4  # no retry after a threshold compaction
     summarize = server.requests[2].json()
-    assert (summarize.get("max_completion_tokens") or summarize.get("max_tokens")) == 800  # 0.8 x reserveTokens
+    # No fixed cap: the model's output limit, clamped to fit the window (reserveTokens only triggers it).
+    cap = summarize.get("max_completion_tokens") or summarize.get("max_tokens")
+    assert cap != 800 and cap < 2000
     serialized = json.dumps(summarize["messages"])
     assert "[User]: first" in serialized and "[Assistant]: short answer" in serialized
     assert "please look at this" not in serialized

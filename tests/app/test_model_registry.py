@@ -97,10 +97,29 @@ def test_broken_models_json_is_reported_and_builtins_still_load(tmp_path: Path) 
     path = tmp_path / "models.json"
     path.write_text("{oops")
     registry = ModelRegistry(AuthStorage(None), path)
-    assert registry.errors and registry.errors[0].startswith("models.json error:")
+    assert registry.errors and registry.errors[0].startswith("Failed to parse models.json: ")
+    assert registry.errors[0].endswith(f"\n\nFile: {path}")
     assert registry.find("anthropic", "claude-opus-4-6") is not None
 
 
 def test_model_without_api_is_an_error_naming_the_provider(tmp_path: Path) -> None:
     registry = _registry(tmp_path, {"providers": {"x": {"baseUrl": "http://x", "models": [{"id": "m"}]}}})
     assert any('provider "x"' in e and '"api"' in e for e in registry.errors)
+    assert registry.errors[0].startswith("Invalid models.json schema:\n  - ")
+
+
+def test_a_schema_error_ignores_the_whole_file(tmp_path: Path) -> None:
+    good = {"baseUrl": "http://ok", "api": "openai-completions", "apiKey": "k", "models": [{"id": "fine"}]}
+    bad = {"baseUrl": "http://bad", "api": "openai-completions", "models": [{"id": "m", "contextWindow": "big"}]}
+    registry = _registry(tmp_path, {"providers": {"good": good, "bad": bad}})
+    assert registry.find("good", "fine") is None and registry.find("bad", "m") is None
+    assert "providers/bad/models/0/contextWindow" in registry.errors[0]
+    assert registry.find("anthropic", "claude-opus-4-6") is not None
+
+
+def test_unknown_keys_are_accepted(tmp_path: Path) -> None:
+    provider = {"baseUrl": "http://ok", "api": "openai-completions", "apiKey": "k", "futureField": {"a": 1}}
+    provider["models"] = [{"id": "m", "thinkingLevelMap": {"high": "max"}}]
+    schema = "https://pi.dev/schemas/models.schema.json"
+    registry = _registry(tmp_path, {"$schema": schema, "providers": {"p": provider}})
+    assert registry.errors == [] and registry.find("p", "m") is not None

@@ -8,16 +8,24 @@ from pi.ai.types import Model
 from pi.app.model_resolver import ModelResolutionError, clamp_thinking_level, default_model, resolve_cli_model
 
 
-def _m(provider: str, model_id: str, name: str | None = None, reasoning: bool = True) -> Model:
+def _m(
+    provider: str, model_id: str, name: str | None = None, reasoning: bool = True, levels: dict | None = None
+) -> Model:
     return Model(
-        id=model_id, name=name or model_id, api="x", provider=provider, base_url="http://x", reasoning=reasoning
+        id=model_id,
+        name=name or model_id,
+        api="x",
+        provider=provider,
+        base_url="http://x",
+        reasoning=reasoning,
+        thinking_level_map=levels,
     )
 
 
 MODELS = [
     _m("anthropic", "claude-sonnet-4-5-20250929", "Claude Sonnet 4.5"),
     _m("anthropic", "claude-sonnet-4-5", "Claude Sonnet 4.5"),
-    _m("anthropic", "claude-opus-4-6", "Claude Opus 4.6"),
+    _m("anthropic", "claude-opus-4-6", "Claude Opus 4.6", levels={"xhigh": "xhigh"}),
     _m("openai", "gpt-5.4"),
     _m("openrouter", "anthropic/claude-sonnet-4.5"),
     _m("local", "qwen3-coder", reasoning=False),
@@ -66,6 +74,16 @@ def test_clamp_thinking() -> None:
     assert clamp_thinking_level("high", MODELS[-1]) == "off"
     assert clamp_thinking_level("xhigh", MODELS[1]) == "high"
     assert clamp_thinking_level("xhigh", MODELS[2]) == "xhigh"
+    assert clamp_thinking_level("max", MODELS[2]) == "xhigh"
+
+
+def test_levels_follow_the_thinking_level_map() -> None:
+    from pi.app.model_resolver import supported_thinking_levels
+
+    sol = _m("openai", "gpt-6.2-sol", levels={"off": None, "minimal": None, "xhigh": "xhigh", "max": "max"})
+    assert supported_thinking_levels(sol) == ["low", "medium", "high", "xhigh", "max"]
+    assert clamp_thinking_level("off", sol) == "low"  # upward first
+    assert supported_thinking_levels(MODELS[-1]) == ["off"]
 
 
 def test_model_scope_globs_levels_and_warnings() -> None:

@@ -2,8 +2,8 @@
 
 Each module below costs milliseconds to import (more when no bytecode is cached), and none of them is
 needed by a print-mode run that calls bash against a plain-http model: tools that are not active,
-the edit engine before any edit, httpx's command-line client, TLS certificates for a server without
-TLS, the xml package when there are no skills.
+the edit engine before any edit, the HTML exporter, the xml package when there are no skills.
+(httpx loads its command-line client whenever click is installed; that is httpx's choice, not ours.)
 """
 
 from __future__ import annotations
@@ -36,10 +36,6 @@ NOT_NEEDED = (
     "pi.tools.edit_engine",
     "pi.tools.diff",
     "pi.session.export_html",
-    "httpx._main",
-    "click",
-    "rich",
-    "pygments",
     "xml.sax",
 )
 

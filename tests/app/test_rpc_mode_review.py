@@ -21,8 +21,9 @@ from tests.support.openai_chunks import text_reply
 def test_abort_bash_reaches_a_running_bash_command(env: Env) -> None:
     rpc = Rpc(env)
     try:
-        rpc.send({"id": "b1", "type": "bash", "command": "sleep 30"})
-        time.sleep(0.5)
+        rpc.send({"id": "b1", "type": "bash", "command": "echo running; sleep 30"})
+        update = rpc.read_until(lambda o: o.get("type") == "bash_execution_update")
+        assert update == {"type": "bash_execution_update", "id": "b1", "delta": "running\n"}
         started = time.monotonic()
         rpc.send({"id": "x1", "type": "abort_bash"})
         bash = rpc.response("b1")

@@ -148,6 +148,8 @@ def test_session_name_stats_and_html_export(pi_env: PiEnv, rpc: RpcClient) -> No
         "totalMessages": 4,
         "tokens": {"input": 200, "output": 30, "cacheRead": 0, "cacheWrite": 0, "total": 230},
         "cost": 0,
+        # The last reply's usage against the model's window.
+        "contextUsage": {"tokens": 110, "contextWindow": 100000, "percent": 0.11},
     }
 
     exported = rpc.data("export_html", outputPath="out/session.html")

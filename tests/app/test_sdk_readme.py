@@ -42,5 +42,5 @@ async def test_readme_sdk_example(server: ScriptedServer, tmp_path: Path, monkey
     await session.prompt("List the Python files here and summarise them")
 
     assert session.last_assistant_text() == "two files: a.py and b.py"
-    assert seen[0] == "agent_start" and seen[-1] == "agent_end"
+    assert seen[0] == "agent_start" and seen[-2:] == ["agent_end", "agent_settled"]
     assert session.session_file is not None and Path(session.session_file).is_file()

@@ -19,7 +19,7 @@ def _write(path: Path, data: object) -> None:
     path.write_text(json.dumps(data))
 
 
-def test_project_overrides_global_one_level_deep(tmp_path: Path) -> None:
+def test_project_overrides_global_key_by_key(tmp_path: Path) -> None:
     agent, cwd = tmp_path / "agent", tmp_path / "proj"
     _write(agent / "settings.json", {"compaction": {"enabled": False, "reserveTokens": 1000}, "theme": "dark"})
     _write(cwd / ".pi" / "settings.json", {"compaction": {"reserveTokens": 5000}, "theme": "light"})
@@ -38,7 +38,33 @@ def test_malformed_settings_warn_and_do_not_stop(tmp_path: Path) -> None:
     settings = SettingsManager.create(tmp_path, agent)
     assert settings.retry.max_retries == 3
     assert len(settings.errors) == 1
-    assert settings.errors[0].startswith("Warning (global settings):")
+    assert settings.errors[0].startswith(f"Warning: Invalid settings file {agent / 'settings.json'}: ")
+
+
+def test_merge_is_deep_and_arrays_replace(tmp_path: Path) -> None:
+    agent, cwd = tmp_path / "agent", tmp_path / "proj"
+    _write(agent / "settings.json", {"terminal": {"images": {"a": 1, "b": 2}}, "skills": ["x", "y"]})
+    _write(cwd / ".pi" / "settings.json", {"terminal": {"images": {"b": 3}}, "skills": ["z"]})
+    settings = SettingsManager.create(cwd, agent)
+    assert settings.get("terminal") == {"images": {"a": 1, "b": 3}}
+    assert settings.get("skills") == ["z"]
+
+
+def test_a_value_of_the_wrong_type_warns_and_keeps_its_default(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    _write(
+        agent / "settings.json",
+        {"retry": {"maxRetries": "many", "baseDelayMs": 5}, "steeringMode": "sometimes", "myPlugin": {"k": [1]}},
+    )
+    settings = SettingsManager.create(tmp_path, agent)
+    assert settings.retry.max_retries == 3 and settings.retry.base_delay_ms == 5
+    assert settings.steering_mode == "one-at-a-time"
+    assert any(e.startswith("Warning: Invalid settings: retry.maxRetries:") for e in settings.errors)
+    assert any("steeringMode" in e for e in settings.errors)
+    settings.set("theme", "dark")  # unknown and invalid keys survive a write-back untouched
+    on_disk = json.loads((agent / "settings.json").read_text())
+    assert on_disk["myPlugin"] == {"k": [1]} and on_disk["retry"]["maxRetries"] == "many"
+    assert on_disk["theme"] == "dark"
 
 
 def test_set_writes_only_that_key_and_keeps_the_rest(tmp_path: Path) -> None:
@@ -110,3 +136,26 @@ def test_oauth_login_is_used_until_it_expires(tmp_path: Path, monkeypatch: pytes
     expired = AuthStorage(tmp_path / "auth.json")
     assert expired.get_api_key("anthropic") is None
     assert expired.has_expired_login("anthropic")
+
+
+def test_auth_entries_are_checked_and_unknown_shapes_kept(tmp_path: Path) -> None:
+    path = tmp_path / "agent" / "auth.json"
+    _write(path, {"a": {"type": "api_key", "key": "sk-a", "note": "kept"}, "b": {"type": "mystery", "x": 1}})
+    auth = AuthStorage(path)
+    assert auth.stored_api_key("a") == "sk-a"
+    assert auth.stored_api_key("b") is None
+    assert any('"b"' in e for e in auth.errors)
+    auth.set_api_key("c", "sk-c")
+    on_disk = json.loads(path.read_text())
+    assert on_disk["b"] == {"type": "mystery", "x": 1} and on_disk["a"]["note"] == "kept"
+
+
+def test_an_unreadable_auth_json_is_never_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "agent" / "auth.json"
+    path.parent.mkdir(parents=True)
+    path.write_text("{half written")
+    auth = AuthStorage(path)
+    assert auth.errors and auth.get_api_key("zzz-none") is None
+    with pytest.raises(OSError, match="fix or remove it first"):
+        auth.set_api_key("c", "sk-c")
+    assert path.read_text() == "{half written"

@@ -7,14 +7,14 @@ renderer must not lose the user's conversation.
 
 Messages typed while the agent works go to one of two queues: steering messages reach the model
 right after the current turn (tool calls already made still run), follow-up messages only when it
-would otherwise stop.
+would otherwise stop. An aborted run takes nothing more from either queue: what was queued stays
+there, readable through `steering_queue` / `follow_up_queue`, for the caller to send or clear.
 """
 
 from __future__ import annotations
 
 import asyncio
-import sys
-import traceback
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, cast
@@ -24,9 +24,9 @@ from pi.agent.config import (
     AgentStreamFn,
     ConvertToLlm,
     GetApiKey,
+    GetStreamOptions,
     ToolExecutionMode,
     TransformContext,
-    Transport,
 )
 from pi.agent.context import AgentContext
 from pi.agent.events import (
@@ -46,13 +46,18 @@ from pi.agent.tool import AgentTool
 from pi.agent.tool_execution import error_text
 from pi.ai.abort import AbortController, AbortSignal
 from pi.ai.options import OnPayload, StreamOptions, ThinkingBudgets
-from pi.ai.types import ImageContent, Model, TextContent, UserMessage
+from pi.ai.types import AssistantMessage, ImageContent, Model, TextContent, ThinkingLevel, UserMessage
 
-AgentThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+AgentThinkingLevel: TypeAlias = Literal["off"] | ThinkingLevel
+"""The provider levels of `pi.ai.types.THINKING_LEVELS`, plus "off" (no reasoning requested)."""
 QueueMode: TypeAlias = Literal["all", "one-at-a-time"]
 
 AgentListener: TypeAlias = Callable[[AgentEvent], "Awaitable[None] | None"]
 ListenerErrorHandler: TypeAlias = Callable[[BaseException, AgentEvent], None]
+QueueChanged: TypeAlias = Callable[[], None]
+RunOutcomeKind: TypeAlias = Literal["completed", "aborted", "error"]
+
+logger = logging.getLogger(__name__)
 
 BUSY_PROMPT = (
     "Agent is already processing a prompt. Use steer() or follow_up() to queue messages, or wait for completion."
@@ -80,9 +85,21 @@ class AgentState:
     error_message: str | None = None
 
 
+@dataclass(slots=True, frozen=True)
+class RunOutcome:
+    """How the last run ended, recorded as it happened (not read back from the transcript later)."""
+
+    kind: RunOutcomeKind
+    final_message: AssistantMessage | None
+    """The run's last assistant message (None if the run produced none)."""
+
+    @property
+    def aborted(self) -> bool:
+        return self.kind == "aborted"
+
+
 def _report_listener_error(error: BaseException, event: AgentEvent) -> None:
-    print(f"pi: an event listener failed on {event.type}: {error_text(error)}", file=sys.stderr)
-    traceback.print_exception(error, file=sys.stderr)
+    logger.error("an event listener failed on %s: %s", event.type, error_text(error), exc_info=error)
 
 
 class Agent:
@@ -104,14 +121,16 @@ class Agent:
         get_api_key: GetApiKey | None = None,
         on_payload: OnPayload | None = None,
         thinking_budgets: ThinkingBudgets | None = None,
-        transport: Transport | None = None,
         max_retry_delay_ms: int | None = None,
         tool_execution: ToolExecutionMode = "parallel",
         before_tool_call: BeforeToolCall | None = None,
         after_tool_call: AfterToolCall | None = None,
         stream_options: StreamOptions | None = None,
+        get_stream_options: GetStreamOptions | None = None,
         on_listener_error: ListenerErrorHandler | None = None,
+        on_queue_change: QueueChanged | None = None,
     ) -> None:
+        """Every callback is given here, once; `get_api_key` and `get_stream_options` are asked per request."""
         self.state = AgentState(
             system_prompt=system_prompt,
             model=model,
@@ -129,18 +148,21 @@ class Agent:
         self.get_api_key = get_api_key
         self.on_payload = on_payload
         self.thinking_budgets = thinking_budgets
-        self.transport = transport
         self.max_retry_delay_ms = max_retry_delay_ms
         self.tool_execution: ToolExecutionMode = tool_execution
         self.before_tool_call = before_tool_call
         self.after_tool_call = after_tool_call
         self.stream_options = stream_options
+        self.get_stream_options = get_stream_options
+        self.on_queue_change = on_queue_change
+        self.last_run: RunOutcome | None = None
         self.on_listener_error: ListenerErrorHandler = on_listener_error or _report_listener_error
         self._listeners: list[AgentListener] = []
         self._steering: list[AgentMessage] = []
         self._follow_up: list[AgentMessage] = []
         self._controller: AbortController | None = None
         self._idle: asyncio.Future[None] | None = None
+        self._final: AssistantMessage | None = None
 
     # -- subscription ----------------------------------------------------------------------------
 
@@ -187,20 +209,35 @@ class Agent:
     def steer(self, message: AgentMessage) -> None:
         """Queue a message for the model to read right after the current turn."""
         self._steering.append(message)
+        self._queue_changed()
 
     def follow_up(self, message: AgentMessage) -> None:
         """Queue a message for when the model would otherwise stop."""
         self._follow_up.append(message)
+        self._queue_changed()
+
+    @property
+    def steering_queue(self) -> tuple[AgentMessage, ...]:
+        """Steering messages waiting, oldest first."""
+        return tuple(self._steering)
+
+    @property
+    def follow_up_queue(self) -> tuple[AgentMessage, ...]:
+        """Follow-up messages waiting, oldest first."""
+        return tuple(self._follow_up)
 
     def clear_steering_queue(self) -> None:
         self._steering = []
+        self._queue_changed()
 
     def clear_follow_up_queue(self) -> None:
         self._follow_up = []
+        self._queue_changed()
 
     def clear_all_queues(self) -> None:
         self._steering = []
         self._follow_up = []
+        self._queue_changed()
 
     @property
     def queued_message_count(self) -> int:
@@ -210,14 +247,19 @@ class Agent:
     def has_queued_messages(self) -> bool:
         return bool(self._steering or self._follow_up)
 
-    @staticmethod
-    def _take(queue: list[AgentMessage], mode: QueueMode) -> list[AgentMessage]:
-        if not queue:
+    def _queue_changed(self) -> None:
+        if self.on_queue_change is not None:
+            self.on_queue_change()
+
+    def _take(self, queue: list[AgentMessage], mode: QueueMode) -> list[AgentMessage]:
+        if not queue or (self._controller is not None and self._controller.signal.aborted):
             return []
         if mode == "one-at-a-time":
-            return [queue.pop(0)]
-        taken = list(queue)
-        queue.clear()
+            taken = [queue.pop(0)]
+        else:
+            taken = list(queue)
+            queue.clear()
+        self._queue_changed()
         return taken
 
     def _take_steering(self) -> list[AgentMessage]:
@@ -291,6 +333,7 @@ class Agent:
         state.streaming_message = None
         state.pending_tool_calls = frozenset()
         state.error_message = None
+        self.last_run = None
         self.clear_all_queues()
 
     def _config(self, model: Model, skip_initial_steering: bool) -> AgentLoopConfig:
@@ -319,8 +362,8 @@ class Agent:
             on_payload=self.on_payload,
             thinking_budgets=self.thinking_budgets,
             max_retry_delay_ms=self.max_retry_delay_ms,
-            transport=self.transport,
             stream_options=self.stream_options,
+            get_stream_options=self.get_stream_options,
         )
 
     async def _run(self, prompts: list[AgentMessage] | None, *, skip_initial_steering: bool = False) -> None:
@@ -329,6 +372,8 @@ class Agent:
         controller = AbortController()
         self._controller = controller
         self._idle = asyncio.get_running_loop().create_future()
+        self.last_run = None
+        self._final = None
         state = self.state
         state.is_streaming = True
         state.streaming_message = None
@@ -346,6 +391,7 @@ class Agent:
         except Exception as exc:
             await self._fail(model, signal, exc)
         finally:
+            self.last_run = self._outcome(signal)
             state.is_streaming = False
             state.streaming_message = None
             state.pending_tool_calls = frozenset()
@@ -353,6 +399,14 @@ class Agent:
             idle, self._idle = self._idle, None
             if idle is not None and not idle.done():
                 idle.set_result(None)
+
+    def _outcome(self, signal: AbortSignal) -> RunOutcome:
+        final = self._final
+        if signal.aborted or (final is not None and final.stop_reason == "aborted"):
+            return RunOutcome("aborted", final)
+        if final is not None and final.stop_reason == "error":
+            return RunOutcome("error", final)
+        return RunOutcome("completed", final)
 
     async def _fail(self, model: Model, signal: AbortSignal, exc: Exception) -> None:
         """The loop broke its contract (it raised); record that as a failed assistant turn."""
@@ -386,6 +440,8 @@ class Agent:
         elif isinstance(event, MessageEndEvent):
             state.streaming_message = None
             state.messages.append(event.message)
+            if isinstance(event.message, AssistantMessage):
+                self._final = event.message
         elif isinstance(event, ToolExecutionStartEvent):
             state.pending_tool_calls = state.pending_tool_calls | {event.tool_call_id}
         elif isinstance(event, ToolExecutionEndEvent):
@@ -405,5 +461,8 @@ __all__ = [
     "AgentState",
     "AgentThinkingLevel",
     "ListenerErrorHandler",
+    "QueueChanged",
     "QueueMode",
+    "RunOutcome",
+    "RunOutcomeKind",
 ]

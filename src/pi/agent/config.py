@@ -19,13 +19,22 @@ from pi.ai.options import OnPayload, StreamOptions, ThinkingBudgets
 from pi.ai.types import Context, Message, Model, ThinkingLevel
 
 ToolExecutionMode: TypeAlias = Literal["parallel", "sequential"]
-Transport: TypeAlias = Literal["sse", "websocket", "auto"]
 
 
 class GetApiKey(Protocol):
     """The key for a provider right now; None falls back to the config's `api_key`."""
 
     def __call__(self, provider: str) -> Awaitable[str | None] | str | None: ...
+
+
+class GetStreamOptions(Protocol):
+    """Request options for one request to `model` (headers, session id, ...), resolved when it is sent.
+
+    Asked per request, never cached: after a model switch the next request must carry only the new
+    model's headers and credentials.
+    """
+
+    def __call__(self, model: Model) -> Awaitable[StreamOptions | None] | StreamOptions | None: ...
 
 
 class TransformContext(Protocol):
@@ -76,9 +85,10 @@ class AgentLoopConfig:
     on_payload: OnPayload | None = None
     thinking_budgets: ThinkingBudgets | None = None
     max_retry_delay_ms: int | None = None
-    transport: Transport | None = None
     stream_options: StreamOptions | None = None
     """Further request options (temperature, max_tokens, headers, provider extras, ...)."""
+    get_stream_options: GetStreamOptions | None = None
+    """Per-request options; fields it sets win over `stream_options`."""
 
 
 __all__ = [
@@ -87,7 +97,7 @@ __all__ = [
     "ConvertToLlm",
     "GetApiKey",
     "GetQueuedMessages",
+    "GetStreamOptions",
     "ToolExecutionMode",
     "TransformContext",
-    "Transport",
 ]

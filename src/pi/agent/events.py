@@ -8,13 +8,38 @@ rather than copied (copy it if you keep it past the event).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal, TypeAlias
 
 from pi.agent.messages import AgentMessage, to_jsonable
 from pi.agent.tool import AgentToolResult
-from pi.ai.events import AssistantMessageEvent, event_to_json_dict
-from pi.ai.types import AssistantMessage, ToolResultMessage
+from pi.ai.events import AssistantMessageEvent
+from pi.ai.types import AssistantMessage, ToolCall, ToolResultMessage
+
+_DELTA_KEYS = {"content_index": "contentIndex", "tool_call": "toolCall"}
+
+
+def delta_json(event: AssistantMessageEvent) -> dict[str, Any]:
+    """pi's wire form of one streamed change: the change only, never the message so far.
+
+    Sending the partial message with every delta would make a long reply's output grow with the
+    square of its length; clients rebuild the text from the deltas. `toolcall_start` names the call.
+    """
+    out: dict[str, Any] = {"type": event.type}
+    for item in fields(event):
+        name = item.name
+        if name in ("type", "partial"):
+            continue
+        value = getattr(event, name)
+        out[_DELTA_KEYS.get(name, name)] = value.to_json_dict() if hasattr(value, "to_json_dict") else value
+    if event.type == "toolcall_start":
+        content = event.partial.content
+        index = event.content_index
+        block = content[index] if 0 <= index < len(content) else None
+        if isinstance(block, ToolCall):
+            out["id"] = block.id
+            out["toolName"] = block.name
+    return out
 
 
 def tool_result_to_json(result: AgentToolResult) -> dict[str, Any]:
@@ -39,10 +64,16 @@ class AgentStartEvent:
 class AgentEndEvent:
     messages: list[AgentMessage] = field(default_factory=list)
     """Every message this run added, prompts included."""
+    will_retry: bool = False
+    """True when automatic recovery (a retry, compaction and retry) follows; set by the application."""
     type: Literal["agent_end"] = "agent_end"
 
     def to_json_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "messages": [to_jsonable(m) for m in self.messages]}
+        return {
+            "type": self.type,
+            "messages": [to_jsonable(m) for m in self.messages],
+            "willRetry": self.will_retry,
+        }
 
 
 @dataclass(slots=True)
@@ -87,8 +118,8 @@ class MessageUpdateEvent:
     def to_json_dict(self) -> dict[str, Any]:
         return {
             "type": self.type,
-            "message": self.message.to_json_dict(),
-            "assistantMessageEvent": event_to_json_dict(self.assistant_message_event),
+            "usage": self.message.usage.to_json_dict(),
+            "assistantMessageEvent": delta_json(self.assistant_message_event),
         }
 
 
@@ -137,16 +168,21 @@ class ToolExecutionEndEvent:
     tool_name: str
     result: AgentToolResult
     is_error: bool
+    duration_ms: float | None = None
+    """How long the tool's execute() ran (monotonic clock); None when it did not run."""
     type: Literal["tool_execution_end"] = "tool_execution_end"
 
     def to_json_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "type": self.type,
             "toolCallId": self.tool_call_id,
             "toolName": self.tool_name,
             "result": tool_result_to_json(self.result),
             "isError": self.is_error,
         }
+        if self.duration_ms is not None:
+            out["durationMs"] = self.duration_ms
+        return out
 
 
 AgentEvent: TypeAlias = (
@@ -174,5 +210,6 @@ __all__ = [
     "ToolExecutionUpdateEvent",
     "TurnEndEvent",
     "TurnStartEvent",
+    "delta_json",
     "tool_result_to_json",
 ]

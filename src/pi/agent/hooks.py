@@ -8,7 +8,7 @@ run; they may be plain functions or coroutines.
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pi.agent.context import AgentContext
@@ -26,6 +26,8 @@ class BeforeToolCallContext:
     args: Any
     """The validated parameters (an instance of the tool's parameter model)."""
     context: AgentContext
+    input: dict[str, Any] = field(default_factory=dict)
+    """The arguments as a plain dict the hook may edit in place; edits are validated again before the call runs."""
 
 
 @dataclass(slots=True)

@@ -21,7 +21,7 @@ becomes an assistant message with stopReason "error", never an exception out of 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Literal
 
 from pi.agent.config import AgentLoopConfig, AgentStreamFn, GetQueuedMessages
@@ -187,6 +187,22 @@ def failure_message(model: Model, reason: Literal["error", "aborted"], text: str
     )
 
 
+_DEFAULT_OPTIONS = StreamOptions()
+
+
+def _overlay(base: StreamOptions, top: StreamOptions) -> StreamOptions:
+    """`base` with every field `top` sets (differs from the default) taken from `top`; extras merged."""
+    changes: dict[str, object] = {}
+    for item in fields(StreamOptions):
+        value = getattr(top, item.name)
+        if item.name == "extra":
+            if value:
+                changes["extra"] = {**base.extra, **value}
+        elif value != getattr(_DEFAULT_OPTIONS, item.name):
+            changes[item.name] = value
+    return replace(base, **changes) if changes else base  # type: ignore[arg-type]
+
+
 def _aborted_copy(partial: AssistantMessage) -> AssistantMessage:
     """The reply as far as it got; unfinished tool calls are dropped since none of them will run."""
     content = [block for block in partial.content if not isinstance(block, ToolCall)]
@@ -244,16 +260,19 @@ class _Request:
         api_key: str | None = None
         if config.get_api_key is not None:
             api_key = await race_abort(config.get_api_key(config.model.provider), signal)
-        options = self._options(api_key or config.api_key)
+        per_request: StreamOptions | None = None
+        if config.get_stream_options is not None:
+            per_request = await race_abort(config.get_stream_options(config.model), signal)
+        options = self._options(api_key or config.api_key, per_request)
         stream_fn: AgentStreamFn = self.stream_fn or stream_simple
         return await race_abort(stream_fn(config.model, llm_context, options), signal)
 
-    def _options(self, api_key: str | None) -> StreamOptions:
+    def _options(self, api_key: str | None, per_request: StreamOptions | None) -> StreamOptions:
+        """Static options, overlaid by this request's (headers, key), then the run's own settings."""
         config = self.config
         base = config.stream_options or StreamOptions()
-        extra = base.extra
-        if config.transport is not None:
-            extra = {**extra, "transport": config.transport}
+        if per_request is not None:
+            base = _overlay(base, per_request)
         return replace(
             base,
             signal=self.signal,
@@ -265,7 +284,6 @@ class _Request:
             max_retry_delay_ms=(
                 config.max_retry_delay_ms if config.max_retry_delay_ms is not None else base.max_retry_delay_ms
             ),
-            extra=extra,
         )
 
     async def _stream(self, response: AssistantMessageEventStream) -> AsyncIterator[AgentEvent]:

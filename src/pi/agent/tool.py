@@ -30,6 +30,10 @@ class AgentToolResult:
     details: Any = None
     terminate: bool = False
     """When every result of a batch sets this, the run ends after the turn instead of asking the model again."""
+    is_error: bool = False
+    """A failure returned rather than raised (a command's non-zero exit), so that `details` are kept."""
+    structured_content: Any = None
+    """Machine-readable form of the result for programs driving the agent; never sent to the model."""
 
 
 OnToolUpdate: TypeAlias = Callable[[AgentToolResult], "Awaitable[None] | None"]

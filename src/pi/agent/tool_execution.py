@@ -12,7 +12,9 @@ result messages keep the order of the calls, which is the order the model reads 
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, field
@@ -115,6 +117,7 @@ class _Call:
     is_error: bool = False
     ended: bool = False
     task: asyncio.Task[None] | None = None
+    duration_ms: float | None = None
 
 
 @dataclass(slots=True)
@@ -324,8 +327,9 @@ class ToolPhase:
             return error_result(error_text(exc))
         before = self.config.before_tool_call
         if before is not None:
+            edited = copy.deepcopy(args)
             ctx = BeforeToolCallContext(
-                assistant_message=self.message, tool_call=call, args=params, context=self.context
+                assistant_message=self.message, tool_call=call, args=params, context=self.context, input=edited
             )
             try:
                 verdict: BeforeToolCallResult | None = await race_abort(before(ctx, self.signal), self.signal)
@@ -335,6 +339,11 @@ class ToolPhase:
                 return error_result(error_text(exc))
             if verdict is not None and verdict.block:
                 return error_result(verdict.reason or BLOCKED_DEFAULT_REASON)
+            if edited != args:
+                try:
+                    params = validate_model_arguments(tool.name, tool.parameters, edited)
+                except Exception as exc:
+                    return error_result(error_text(exc))
         item.tool = tool
         item.params = params
         return None
@@ -357,14 +366,17 @@ class ToolPhase:
                 channel.put(_Update(event, ack))
             return ack
 
+        started = time.monotonic()
         try:
             result = await tool.execute(call.id, item.params, self.signal, on_update)
-            is_error = False
+            is_error = result.is_error
         except asyncio.CancelledError:
+            item.duration_ms = (time.monotonic() - started) * 1000
             channel.put(_Finished(item, error_result(ABORTED_TEXT), True))
             raise
         except Exception as exc:
             result, is_error = error_result(error_text(exc)), True
+        item.duration_ms = (time.monotonic() - started) * 1000
         result, is_error = await self._after(item, result, is_error)
         channel.put(_Finished(item, result, is_error))
 
@@ -390,6 +402,7 @@ class ToolPhase:
             content=change.content if change.content is not None else result.content,
             details=change.details if change.details is not None else result.details,
             terminate=change.terminate if change.terminate is not None else result.terminate,
+            structured_content=result.structured_content,
         )
         return replaced, change.is_error if change.is_error is not None else is_error
 
@@ -405,7 +418,7 @@ class ToolPhase:
         item.is_error = is_error
         item.ended = True
         call = item.call
-        return ToolExecutionEndEvent(call.id, call.name, result, is_error)
+        return ToolExecutionEndEvent(call.id, call.name, result, is_error, item.duration_ms)
 
     def _result_message(self, item: _Call) -> tuple[MessageStartEvent, MessageEndEvent]:
         result = item.result

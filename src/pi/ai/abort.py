@@ -7,8 +7,10 @@ close its response, in a way those pieces can observe and clean up after; an exp
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import logging
 from collections.abc import Callable
+
+logger = logging.getLogger(__name__)
 
 
 class AbortSignal:
@@ -56,8 +58,10 @@ class AbortSignal:
             self._event.set()
         listeners, self._listeners = self._listeners, []
         for listener in listeners:
-            with contextlib.suppress(Exception):  # a broken listener must not stop the others
+            try:
                 listener()
+            except Exception as error:  # reported, and the others still run: the abort must reach everyone
+                logger.error("an abort listener failed: %s", str(error) or type(error).__name__, exc_info=error)
 
 
 class AbortController:

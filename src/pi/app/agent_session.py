@@ -1,128 +1,58 @@
 """AgentSession: one coding conversation, as every mode (print, JSON, RPC, TUI) and the SDK drive it.
 
 It wraps the `Agent` with what a coding agent adds around the loop: the session file (every message
-appended as it ends), prompt templates and skill commands, the model and thinking level (persisted
-as session entries), commands the user runs by hand, automatic retry of transient provider errors,
-and statistics. Modes only call its methods and render its events.
+appended as it ends), prompt templates and skill commands, the model and thinking level (recorded
+as session entries), commands the user runs by hand, automatic retry and compaction, and hook
+chains. This class is the facade; each concern lives in its own module:
+
+- `session_prompting`: prompts, queues, abort;       - `session_recovery`: retry and overflow policy;
+- `session_compaction`: manual and automatic compaction; - `session_navigation`: new, switch, fork, clone;
+- `session_models`: model and thinking level;         - `session_bash`: the user's own commands;
+- `session_requests`: key, headers and transcript of each request; `session_hooks`: interception chains;
+- `session_events` and `event_hub`: what listeners receive, and how.
 """
 
 from __future__ import annotations
 
-import asyncio
-import re
-import sys
-import traceback
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import Any
 
 from pi.agent import Agent
-from pi.agent.events import AgentEvent, MessageEndEvent
+from pi.agent.events import AgentEndEvent, AgentEvent, MessageEndEvent
 from pi.agent.messages import AgentMessage
 from pi.agent.tool import AgentTool
-from pi.ai.abort import AbortController
-from pi.ai.event_stream import AssistantMessageEventStream
-from pi.ai.http import abortable_sleep
-from pi.ai.options import StreamOptions, ThinkingBudgets
-from pi.ai.overflow import is_context_overflow
-from pi.ai.types import (
-    AssistantMessage,
-    Context,
-    ImageContent,
-    Model,
-    TextContent,
-    ToolResultMessage,
-    UserMessage,
-)
+from pi.ai.types import ImageContent, Model, TextContent
+from pi.app.event_hub import EventHub, Listener
 from pi.app.model_registry import ModelRegistry
-from pi.app.model_resolver import as_thinking_level, clamp_thinking_level
-from pi.app.prompt_templates import expand_prompt_template
+from pi.app.model_resolver import as_thinking_level
 from pi.app.resources import Resources
-from pi.app.session_events import (
-    AutoCompactionEndEvent,
-    AutoCompactionStartEvent,
-    AutoRetryEndEvent,
-    AutoRetryStartEvent,
-    SessionEvent,
-)
+from pi.app.session_bash import BashResult, UserBash
+from pi.app.session_compaction import Compactor
+from pi.app.session_events import EntryAppendedEvent, SessionEvent, SessionInfoChangedEvent
+from pi.app.session_hooks import HookChains, InputSource, SessionHooks
+from pi.app.session_models import ModelControl
+from pi.app.session_navigation import Navigation
+from pi.app.session_prompting import BUSY_WITHOUT_BEHAVIOR, Disposition, Prompting, StreamingBehavior
+from pi.app.session_recovery import Recovery, is_retryable_error
+from pi.app.session_requests import RequestResolver, session_environment
+from pi.app.session_runtime import AgentSetup, SessionCore, message_text
 from pi.app.settings import SettingsManager
-from pi.app.skills import expand_skill_command
-from pi.session.entries import CompactionEntry, MessageEntry, iso_to_ms
 from pi.session.manager import SessionManager
-from pi.session.messages import BashExecutionMessage, CustomMessage, convert_to_llm
-from pi.session.tokens import calculate_context_tokens, estimate_context_tokens, should_compact
 
-if TYPE_CHECKING:
-    from pi.session.compaction import CompleteFn
-
-StreamingBehavior: TypeAlias = Literal["steer", "followUp"]
-SessionListener: TypeAlias = Callable[[SessionEvent], "Awaitable[None] | None"]
-
-THINKING_CYCLE = ("off", "minimal", "low", "medium", "high", "xhigh")
-OVERFLOW_RECOVERY_FAILED = (
-    "Context overflow recovery failed after one compact-and-retry attempt. "
-    "Try reducing context or switching to a larger-context model."
-)
-BUSY_WITHOUT_BEHAVIOR = (
-    "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
-)
-_RETRYABLE = re.compile(
-    r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|"
-    r"internal.?error|connection.?error|connection.?refused|other side closed|fetch failed|upstream.?connect|"
-    r"reset before headers|terminated|retry delay",
-    re.IGNORECASE,
-)
+SessionListener = Listener[SessionEvent]
 
 
 class NoApiKeyError(RuntimeError):
-    pass
-
-
-@dataclass(slots=True, frozen=True)
-class BashResult:
-    output: str
-    exit_code: int | None
-    cancelled: bool
-    truncated: bool
-    full_output_path: str | None = None
-
-    def to_json_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "output": self.output,
-            "exitCode": self.exit_code,
-            "cancelled": self.cancelled,
-            "truncated": self.truncated,
-        }
-        if self.full_output_path:
-            out["fullOutputPath"] = self.full_output_path
-        return out
-
-
-def _report_listener_error(error: BaseException, event: SessionEvent) -> None:
-    print(f"pi: a session listener failed on {event.type}: {str(error) or type(error).__name__}", file=sys.stderr)
-    traceback.print_exception(error, file=sys.stderr)
-
-
-def _user_text(message: UserMessage) -> str:
-    if isinstance(message.content, str):
-        return message.content
-    return "".join(block.text for block in message.content if isinstance(block, TextContent))
-
-
-def is_retryable_error(message: AssistantMessage, context_window: int | None = None) -> bool:
-    if message.stop_reason != "error" or not message.error_message:
-        return False
-    if is_context_overflow(message, context_window):
-        return False
-    return bool(_RETRYABLE.search(message.error_message))
+    """The session has no model, or no key for its model's provider; the message says how to fix it."""
 
 
 class AgentSession:
     def __init__(
         self,
         *,
-        agent: Agent,
+        setup: AgentSetup,
         session: SessionManager,
         settings: SettingsManager,
         model_registry: ModelRegistry,
@@ -130,130 +60,224 @@ class AgentSession:
         cwd: Path,
         tools: Sequence[AgentTool[Any]],
         scoped_models: Sequence[tuple[Model, str | None]] = (),
+        hooks: SessionHooks | None = None,
     ) -> None:
-        self.agent = agent
-        self.session = session
-        self.settings = settings
-        self.model_registry = model_registry
-        self.resources = resources
-        self.cwd = cwd
-        self.tools = list(tools)
-        self.scoped_models = list(scoped_models)
-        self._listeners: list[SessionListener] = []
-        self._retry_controller: AbortController | None = None
-        self._bash_controller: AbortController | None = None
-        self._pending_bash: list[BashExecutionMessage] = []
-        self.auto_retry_enabled = settings.retry.enabled
-        self.auto_compaction_enabled = settings.compaction.enabled
-        self.retry_attempt = 0
-        self.is_compacting = False
-        self._busy = False
-        self._idle = asyncio.Event()
-        self._idle.set()
-        self._compaction_controller: AbortController | None = None
-        agent.convert_to_llm = self._convert_to_llm
-        agent.get_api_key = self._api_key_for
+        self.hooks = hooks or SessionHooks()
+        """The interception chains; append handlers to its lists at any time."""
+        chains = HookChains(self.hooks)
+        requests = RequestResolver(model_registry, settings, lambda: self.session)
+        agent = Agent(
+            model=setup.model,
+            system_prompt=setup.system_prompt,
+            thinking_level=as_thinking_level(setup.thinking_level),
+            tools=tools,
+            messages=setup.messages,
+            convert_to_llm=requests.convert_to_llm,
+            transform_context=chains.transform_context,
+            steering_mode=setup.steering_mode,
+            follow_up_mode=setup.follow_up_mode,
+            stream_fn=setup.stream_fn,
+            get_api_key=requests.api_key,
+            get_stream_options=requests.stream_options,
+            on_payload=chains.on_payload,
+            thinking_budgets=setup.thinking_budgets,
+            max_retry_delay_ms=setup.max_retry_delay_ms,
+            before_tool_call=chains.before_tool_call,
+            after_tool_call=chains.after_tool_call,
+            on_queue_change=self._queue_changed,
+        )
+        self._core = SessionCore(
+            agent=agent,
+            manager=session,
+            settings=settings,
+            registry=model_registry,
+            resources=resources,
+            cwd=cwd,
+            tools=list(tools),
+            requests=requests,
+            chains=chains,
+            events=EventHub(),
+            scoped_models=list(scoped_models),
+        )
+        core = self._core
+        self._compactor = Compactor(core, self.require_model)
+        self._recovery = Recovery(core, self._compactor)
+        self._bash = UserBash(core, self.session_environment)
+        self._prompting = Prompting(core, self._recovery, self._compactor, self.require_model, self._bash.flush_pending)
+        self._models = ModelControl(core)
+        self._navigation = Navigation(core, self._models, self.abort)
         agent.subscribe(self._on_agent_event)
+
+    # -- parts -------------------------------------------------------------------------------------
+
+    @property
+    def agent(self) -> Agent:
+        return self._core.agent
+
+    @property
+    def session(self) -> SessionManager:
+        return self._core.manager
+
+    @property
+    def settings(self) -> SettingsManager:
+        return self._core.settings
+
+    @property
+    def model_registry(self) -> ModelRegistry:
+        return self._core.registry
+
+    @property
+    def resources(self) -> Resources:
+        return self._core.resources
+
+    @property
+    def cwd(self) -> Path:
+        return self._core.cwd
+
+    @property
+    def tools(self) -> list[AgentTool[Any]]:
+        return self._core.tools
+
+    @property
+    def scoped_models(self) -> list[tuple[Model, str | None]]:
+        return self._core.scoped_models
 
     # -- events ------------------------------------------------------------------------------------
 
-    def subscribe(self, listener: SessionListener) -> Callable[[], None]:
-        self._listeners.append(listener)
+    def subscribe(self, listener: SessionListener, *, awaited: bool = False) -> Callable[[], None]:
+        """Call `listener` with every session event, in order; returns the function that unsubscribes it.
 
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
-
-    async def _emit(self, event: SessionEvent) -> None:
-        """Each listener gets every event; one that raises is reported and skipped, as in the Agent.
-
-        A broken renderer must neither hide events from the others (an RPC client, the session file)
-        nor stop what the session does next (a retry, a compaction).
+        By default each listener gets its own queue and is called from its own task: a slow listener
+        (a UI that redraws, a sleep per event) falls behind on its own and never slows the model's
+        stream or the other listeners. `prompt()` returns only after every listener has seen the
+        run's events. With `awaited=True` the listener is called inline and awaited before the
+        session goes on: for effects that must happen in step with the run (protocol output that
+        interleaves with command responses). A listener that raises is logged and keeps receiving.
         """
-        for listener in list(self._listeners):
-            try:
-                result = listener(event)
-                if result is not None:
-                    await result
-            except Exception as error:
-                _report_listener_error(error, event)
+        return self._core.events.subscribe(listener, awaited=awaited)
+
+    async def drain_events(self) -> None:
+        """Return once every listener has been given every event emitted so far."""
+        await self._core.events.drain()
 
     async def _on_agent_event(self, event: AgentEvent) -> None:
+        core = self._core
         if isinstance(event, MessageEndEvent):
-            self._persist(event.message)
-        await self._emit(event)
+            core.persist(event.message)
+        elif isinstance(event, AgentEndEvent):
+            aborted = core.run.aborted or (core.agent.signal is not None and core.agent.signal.aborted)
+            event = dataclasses.replace(event, will_retry=self._recovery.on_agent_end(event, aborted))
+        await core.events.emit(event)
 
-    def _persist(self, message: AgentMessage) -> None:
-        if isinstance(message, CustomMessage):
-            self.session.append_custom_message_entry(
-                message.custom_type, message.content, message.display, message.details
-            )
-        else:
-            self.session.append_message(message)
+    def _queue_changed(self) -> None:
+        self._core.events.emit_nowait(self._core.queue_event())
 
     # -- state -------------------------------------------------------------------------------------
 
     @property
     def model(self) -> Model | None:
-        return self.agent.state.model
+        return self._core.model
 
     @property
     def thinking_level(self) -> str:
-        return self.agent.state.thinking_level
+        return self._core.agent.state.thinking_level
 
     @property
     def messages(self) -> list[AgentMessage]:
-        return self.agent.state.messages
+        return self._core.agent.state.messages
 
     @property
     def is_streaming(self) -> bool:
-        """True from a prompt until its run and any retry or compaction after it are over."""
-        return self._busy or self.agent.state.is_streaming
+        """True from a prompt until its run and any retry, compaction or queued message after it are over."""
+        return self._prompting.busy
+
+    @property
+    def is_compacting(self) -> bool:
+        return self._core.run.compacting
+
+    @property
+    def is_aborted(self) -> bool:
+        """True after `abort()` until the next prompt: nothing queued is sent automatically meanwhile."""
+        return self._core.run.aborted
 
     @property
     def session_id(self) -> str:
-        return self.session.get_session_id()
+        return self._core.manager.get_session_id()
 
     @property
     def session_file(self) -> str | None:
-        path = self.session.get_session_file()
+        path = self._core.manager.get_session_file()
         return str(path) if path is not None else None
 
     @property
+    def session_name(self) -> str | None:
+        return self._core.manager.get_session_name()
+
+    @property
+    def steering_queue(self) -> list[str]:
+        """Texts of the steering messages waiting, oldest first."""
+        return [message_text(m) for m in self._core.agent.steering_queue]
+
+    @property
+    def follow_up_queue(self) -> list[str]:
+        """Texts of the follow-up messages waiting, oldest first."""
+        return [message_text(m) for m in self._core.agent.follow_up_queue]
+
+    @property
     def pending_message_count(self) -> int:
-        return self.agent.queued_message_count
+        return self._core.agent.queued_message_count
 
-    def _convert_to_llm(self, messages: list[AgentMessage]) -> list[Any]:
-        block = bool((self.settings.get("images") or {}).get("blockImages", False))
-        return list(convert_to_llm(messages, block_images=block))
+    @property
+    def steering_mode(self) -> str:
+        return self._core.agent.steering_mode
 
-    def _api_key_for(self, provider: str) -> str | None:
-        return self.model_registry.get_api_key(provider)
+    @property
+    def follow_up_mode(self) -> str:
+        return self._core.agent.follow_up_mode
 
-    # -- prompting ---------------------------------------------------------------------------------
+    def set_steering_mode(self, mode: str) -> None:
+        self._core.agent.steering_mode = "all" if mode == "all" else "one-at-a-time"
 
-    def expand_input(self, text: str) -> str:
-        """``/skill:name`` and ``/template`` commands become the text they stand for."""
-        if self.settings.get("enableSkillCommands", True):
-            text = expand_skill_command(text, self.resources.skills)
-        return expand_prompt_template(text, self.resources.templates)
+    def set_follow_up_mode(self, mode: str) -> None:
+        self._core.agent.follow_up_mode = "all" if mode == "all" else "one-at-a-time"
 
-    def _user_message(self, text: str, images: Sequence[ImageContent] | None) -> UserMessage:
-        return UserMessage(content=[TextContent(text=text), *(images or ())])
+    @property
+    def auto_retry_enabled(self) -> bool:
+        return self._recovery.enabled
 
-    def _require_model(self) -> Model:
+    @auto_retry_enabled.setter
+    def auto_retry_enabled(self, enabled: bool) -> None:
+        self._recovery.enabled = enabled
+
+    @property
+    def auto_compaction_enabled(self) -> bool:
+        return self._compactor.enabled
+
+    @auto_compaction_enabled.setter
+    def auto_compaction_enabled(self, enabled: bool) -> None:
+        self._compactor.enabled = enabled
+
+    @property
+    def retry_attempt(self) -> int:
+        return self._recovery.attempt
+
+    def session_environment(self) -> Mapping[str, str]:
+        """PI_SESSION_ID, PI_SESSION_FILE, PI_PROVIDER, PI_MODEL, PI_REASONING_LEVEL as they are now."""
+        return session_environment(self._core.manager, self.model, self.thinking_level)
+
+    def require_model(self) -> Model:
+        """The model, when it can be used; raises NoApiKeyError saying what to do otherwise."""
         model = self.model
         if model is None:
             raise NoApiKeyError(
                 "No model selected. Use --model, or set an API key (for example ANTHROPIC_API_KEY, "
                 "OPENAI_API_KEY or GEMINI_API_KEY), or add a provider to ~/.pi/agent/models.json."
             )
-        if not self.model_registry.get_api_key(model.provider):
+        registry = self._core.registry
+        if not registry.get_api_key(model.provider):
             from pi.ai.env_api_keys import env_var_names
 
-            if self.model_registry.auth.has_expired_login(model.provider):
+            if registry.auth.has_expired_login(model.provider):
                 raise NoApiKeyError(
                     f'Authentication failed for "{model.provider}": the login stored in auth.json has expired. '
                     "Log in again with the TypeScript pi's /login, or set an API key."
@@ -265,240 +289,87 @@ class AgentSession:
             )
         return model
 
+    # -- prompting ---------------------------------------------------------------------------------
+
+    def expand_input(self, text: str) -> str:
+        return self._prompting.expand_input(text)
+
     async def prompt(
         self,
         text: str,
         images: Sequence[ImageContent] | None = None,
         streaming_behavior: StreamingBehavior | None = None,
         expand: bool = True,
-    ) -> None:
-        """Send a prompt and return when the run (including automatic retries) has ended.
+        source: InputSource = "sdk",
+    ) -> Disposition:
+        """Send a prompt; return when its run (retries, compactions, queued messages included) has ended.
 
-        While a run is going, the text is queued as steering or follow-up, as `streaming_behavior` says.
+        While the session is busy the text is queued as steering or follow-up, as `streaming_behavior`
+        says. Returns "started", "queued", or "handled" (an `input` hook consumed the text).
         """
-        if expand:
-            text = self.expand_input(text)
-        if self.is_streaming:
-            if streaming_behavior == "steer":
-                self.steer(text, images, expand=False)
-                return
-            if streaming_behavior == "followUp":
-                self.follow_up(text, images, expand=False)
-                return
-            raise RuntimeError(BUSY_WITHOUT_BEHAVIOR)
-        self._require_model()
-        self._flush_pending_bash()
-        self.retry_attempt = 0
-        self._busy = True
-        self._idle.clear()
-        try:
-            await self._check_threshold(before_prompt=True)
-            await self.agent.prompt(self._user_message(text, images))
-            await self._after_run()
-            # Messages queued while a retry waited or a compaction ran still get their turn.
-            while self.agent.has_queued_messages() and not self._last_run_failed():
-                await self.agent.continue_run()
-                await self._after_run()
-        finally:
-            self._busy = False
-            self._idle.set()
+        disposition, message = await self._prompting.preflight(text, images, streaming_behavior, expand, source)
+        if message is not None:
+            await self._prompting.run(message)
+            await self.drain_events()
+        return disposition
 
-    def _last_run_failed(self) -> bool:
-        last = self._last_assistant()
-        return last is not None and last.stop_reason in ("error", "aborted")
+    async def start_prompt(
+        self,
+        text: str,
+        images: Sequence[ImageContent] | None = None,
+        streaming_behavior: StreamingBehavior | None = None,
+        source: InputSource = "sdk",
+    ) -> tuple[Disposition, Callable[[], Any] | None]:
+        """Preflight only: the disposition, and (when "started") the coroutine function that runs it.
+
+        For callers that answer before the run (RPC's `prompt` response comes after preflight).
+        """
+        disposition, message = await self._prompting.preflight(text, images, streaming_behavior, True, source)
+        if message is None:
+            return disposition, None
+        return disposition, lambda: self._prompting.run(message)
 
     def steer(self, text: str, images: Sequence[ImageContent] | None = None, expand: bool = True) -> None:
-        self.agent.steer(self._user_message(self.expand_input(text) if expand else text, images))
+        """Queue a message for right after the current turn (no input hooks: see `queue_message`)."""
+        from pi.app.session_prompting import user_message
+
+        self._core.agent.steer(user_message(self.expand_input(text) if expand else text, images))
 
     def follow_up(self, text: str, images: Sequence[ImageContent] | None = None, expand: bool = True) -> None:
-        self.agent.follow_up(self._user_message(self.expand_input(text) if expand else text, images))
+        """Queue a message for when the agent would otherwise stop."""
+        from pi.app.session_prompting import user_message
+
+        self._core.agent.follow_up(user_message(self.expand_input(text) if expand else text, images))
+
+    async def queue_message(
+        self,
+        text: str,
+        images: Sequence[ImageContent] | None,
+        behavior: StreamingBehavior,
+        source: InputSource = "sdk",
+    ) -> Disposition:
+        """Steer or follow up through the `input` hooks; returns "queued" or "handled"."""
+        return await self._prompting.queue(text, images, behavior, source)
+
+    def clear_queue(self) -> tuple[list[str], list[str]]:
+        """Remove every queued message; returns the texts removed (steering, follow-up)."""
+        return self._prompting.clear_queue()
 
     async def abort(self) -> None:
-        """Stop the current run, any retry wait and any compaction, and return once all have ended."""
-        self.abort_retry()
-        self.abort_compaction()
-        self.agent.abort()
-        await self.wait_for_idle()
+        """Stop the current run, any retry wait and any compaction, and return once all have ended.
+
+        Queued messages are kept (see `steering_queue`, `follow_up_queue`, `clear_queue`).
+        """
+        await self._prompting.abort()
 
     def abort_retry(self) -> None:
-        if self._retry_controller is not None:
-            self._retry_controller.abort()
+        self._recovery.abort()
 
     async def wait_for_idle(self) -> None:
         """Return once no prompt is running, counting the retries and compactions that follow a run."""
-        await self.agent.wait_for_idle()
-        await self._idle.wait()
-
-    # -- automatic retry ---------------------------------------------------------------------------
-
-    def _last_assistant(self) -> AssistantMessage | None:
-        for message in reversed(self.messages):
-            if isinstance(message, AssistantMessage):
-                return message
-        return None
-
-    def _drop_last_from_context(self, message: AssistantMessage) -> None:
-        """The failed reply stays in the session file but leaves the context, so the next request is clean."""
-        messages = list(self.messages)
-        if messages and messages[-1] is message:
-            messages.pop()
-            self.agent.replace_messages(messages)
-
-    async def _after_run(self) -> None:
-        """Recover from what the run ended with: overflow (compact, retry once), transient errors (retry)."""
-        overflow_attempted = False
-        while True:
-            last = self._last_assistant()
-            model = self.model
-            if last is None or model is None:
-                break
-            same_model = last.provider == model.provider and last.model == model.id
-            if (
-                last.stop_reason in ("error", "stop")  # "stop": a server that cut the input silently
-                and same_model
-                and self.auto_compaction_enabled
-                and is_context_overflow(last, model.context_window)
-            ):
-                if overflow_attempted:
-                    await self._emit(AutoCompactionStartEvent(reason="overflow"))
-                    await self._emit(
-                        AutoCompactionEndEvent(
-                            result=None, aborted=False, will_retry=False, error_message=OVERFLOW_RECOVERY_FAILED
-                        )
-                    )
-                    break
-                overflow_attempted = True
-                if not await self._auto_compact("overflow", will_retry=True):
-                    break  # the error stays the last message, so the caller reports it
-                # The rebuilt context comes from the session file, which keeps the failed reply.
-                rebuilt = self._last_assistant()
-                if rebuilt is not None and rebuilt.stop_reason in ("error", "stop") and self.messages[-1] is rebuilt:
-                    self._drop_last_from_context(rebuilt)
-                await self.agent.continue_run()
-                continue
-            if await self._maybe_retry(last, model):
-                continue
-            break
-        await self._end_retry_sequence()
-        await self._check_threshold()
-
-    async def _maybe_retry(self, last: AssistantMessage, model: Model) -> bool:
-        """Wait and run again after a transient error; False when there is nothing (more) to retry."""
-        retry = self.settings.retry
-        if not self.auto_retry_enabled or not is_retryable_error(last, model.context_window):
-            return False
-        if self.retry_attempt >= retry.max_retries:
-            return False
-        self.retry_attempt += 1
-        delay_ms = retry.base_delay_ms * 2 ** (self.retry_attempt - 1)
-        await self._emit(
-            AutoRetryStartEvent(
-                attempt=self.retry_attempt,
-                max_attempts=retry.max_retries,
-                delay_ms=delay_ms,
-                error_message=last.error_message or "",
-            )
-        )
-        self._drop_last_from_context(last)
-        controller = AbortController()
-        self._retry_controller = controller
-        try:
-            completed = await abortable_sleep(delay_ms / 1000, controller.signal)
-        finally:
-            self._retry_controller = None
-        if not completed:
-            await self._emit(
-                AutoRetryEndEvent(success=False, attempt=self.retry_attempt, final_error="Retry cancelled")
-            )
-            self.retry_attempt = 0
-            return False
-        await self.agent.continue_run()
-        return True
-
-    async def _end_retry_sequence(self) -> None:
-        if not self.retry_attempt:
-            return
-        last = self._last_assistant()
-        failed = last is None or last.stop_reason in ("error", "aborted")
-        await self._emit(
-            AutoRetryEndEvent(
-                success=not failed,
-                attempt=self.retry_attempt,
-                final_error=(last.error_message if last is not None else None) if failed else None,
-            )
-        )
-        self.retry_attempt = 0
+        await self._prompting.wait_for_idle()
 
     # -- compaction --------------------------------------------------------------------------------
-
-    async def _check_threshold(self, before_prompt: bool = False) -> None:
-        """Compact when the context is over the threshold: after each run, and before a new prompt.
-
-        After a run an aborted reply is skipped; before a prompt it counts (its usage is the best
-        measure of the context the prompt would be added to). After an error the size is estimated
-        from the last usable reply. A reply older than the latest compaction measured the context
-        before it and is ignored.
-        """
-        model = self.model
-        last = self._last_assistant()
-        if not self.auto_compaction_enabled or model is None or last is None:
-            return
-        if last.stop_reason == "aborted" and not before_prompt:
-            return
-        if last.timestamp <= self._latest_compaction_ms():
-            return
-        if last.stop_reason in ("error", "stop") and is_context_overflow(last, model.context_window):
-            return  # the overflow path has dealt with it (compacted and retried, or reported why not)
-        if last.stop_reason in ("error", "aborted"):
-            estimate = estimate_context_tokens(self.messages)
-            if last.stop_reason == "aborted" and calculate_context_tokens(last.usage):
-                tokens = calculate_context_tokens(last.usage)
-            elif estimate.last_usage_index is None:
-                return
-            else:
-                tokens = estimate.tokens
-        else:
-            tokens = estimate_context_tokens(self.messages).tokens
-        if should_compact(tokens, model.context_window, self.settings.compaction):
-            await self._auto_compact("threshold", will_retry=False)
-
-    def _latest_compaction_ms(self) -> int:
-        for entry in reversed(self.session.get_branch()):
-            if isinstance(entry, CompactionEntry):
-                return iso_to_ms(entry.timestamp)
-        return 0
-
-    async def _auto_compact(self, reason: Literal["threshold", "overflow"], will_retry: bool) -> bool:
-        from pi.session.compaction import CompactionCancelledError
-
-        await self._emit(AutoCompactionStartEvent(reason=reason))
-        try:
-            result = await self.compact()
-        except CompactionCancelledError:
-            await self._emit(AutoCompactionEndEvent(result=None, aborted=True, will_retry=False))
-            return False
-        except Exception as exc:  # a failed summary must not lose the conversation: report and go on
-            await self._emit(
-                AutoCompactionEndEvent(result=None, aborted=False, will_retry=False, error_message=str(exc))
-            )
-            return False
-        await self._emit(AutoCompactionEndEvent(result=result, aborted=False, will_retry=will_retry))
-        return True
-
-    def _complete_fn(self) -> CompleteFn:
-        stream_fn = self.agent.stream_fn
-        if stream_fn is None:
-            from pi.ai.stream import complete_simple
-
-            return complete_simple
-
-        async def complete(model: Model, context: Context, options: StreamOptions, /) -> AssistantMessage:
-            events = stream_fn(model, context, options)
-            if not isinstance(events, AssistantMessageEventStream):
-                events = await events
-            return await events.result()
-
-        return complete
 
     async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
         """Summarize older history into a compaction entry and continue from the summary.
@@ -506,120 +377,27 @@ class AgentSession:
         Returns pi's CompactionResult JSON; raises CompactionError when there is nothing to compact
         or the summary fails (the session is then unchanged).
         """
-        from pi.session.compaction import CompactionCancelledError, CompactionError, prepare_compaction
-        from pi.session.compaction import compact as run_compaction
-
-        model = self._require_model()
-        preparation = prepare_compaction(self.session.get_branch(), self.settings.compaction)
-        if preparation is None:
-            raise CompactionError("Nothing to compact yet: the conversation is shorter than what is kept verbatim.")
-        controller = AbortController()
-        self._compaction_controller = controller
-        self.is_compacting = True
-        # A compaction asked for between runs makes the session busy, so a prompt queues behind it
-        # instead of running on the history that is being replaced.
-        owns_busy = not self._busy
-        if owns_busy:
-            self._busy = True
-            self._idle.clear()
-        try:
-            result = await run_compaction(
-                preparation,
-                model,
-                self.model_registry.get_api_key(model.provider),
-                self._complete_fn(),
-                custom_instructions,
-                controller.signal,
-            )
-        finally:
-            self.is_compacting = False
-            self._compaction_controller = None
-            if owns_busy:
-                self._busy = False
-                self._idle.set()
-        if controller.signal.aborted:
-            raise CompactionCancelledError()
-        self.session.append_compaction(result.summary, result.first_kept_entry_id, result.tokens_before, result.details)
-        self.agent.replace_messages(self.session.build_session_context().messages)
-        out: dict[str, Any] = {
-            "summary": result.summary,
-            "firstKeptEntryId": result.first_kept_entry_id,
-            "tokensBefore": result.tokens_before,
-        }
-        if result.details:
-            out["details"] = result.details
-        return out
+        return await self._compactor.compact(custom_instructions)
 
     def abort_compaction(self) -> None:
-        if self._compaction_controller is not None:
-            self._compaction_controller.abort()
+        self._compactor.abort()
 
     # -- sessions ----------------------------------------------------------------------------------
 
-    def _reload_from_session(self) -> None:
-        """Make the agent's context, model and thinking level those of the session's current branch."""
-        context = self.session.build_session_context()
-        self.agent.reset()
-        self.agent.replace_messages(context.messages)
-        if context.model is not None:
-            model = self.model_registry.find(context.model.provider, context.model.model_id)
-            if model is not None and self.model_registry.has_auth(model):
-                self.agent.set_model(model)
-        if self.session.get_entries():
-            model = self.model
-            level = context.thinking_level
-            self.agent.set_thinking_level(clamp_thinking_level(level, model) if model else as_thinking_level(level))
-
-    def _start_entries(self) -> None:
-        model = self.model
-        if model is not None:
-            self.session.append_model_change(model.provider, model.id)
-        self.session.append_thinking_level_change(self.thinking_level)
-
     async def new_session(self, parent_session: str | None = None) -> None:
-        """Start an empty conversation in a new session file."""
-        await self.abort()
-        self.session.new_session(parent_session=parent_session)
-        self.agent.reset()
-        self.agent.session_id = self.session.get_session_id()
-        self._start_entries()
+        await self._navigation.new_session(parent_session)
 
     async def switch_session(self, path: str) -> None:
-        """Continue the session stored at `path`."""
-        await self.abort()
-        self.session.set_session_file(path)
-        self.agent.session_id = self.session.get_session_id()
-        self._reload_from_session()
+        await self._navigation.switch_session(path)
 
     def fork_messages(self) -> list[dict[str, str]]:
-        """The user messages of the current branch, which a fork can start from."""
-        out: list[dict[str, str]] = []
-        for entry in self.session.get_branch():
-            message = entry.message if isinstance(entry, MessageEntry) else None
-            if isinstance(message, UserMessage):
-                out.append({"entryId": entry.id, "text": _user_text(message)})
-        return out
+        return self._navigation.fork_messages()
 
     async def fork(self, entry_id: str) -> dict[str, Any]:
-        """Continue in a new session file holding the branch up to (not including) user message `entry_id`.
+        return await self._navigation.fork(entry_id)
 
-        Returns the text of that message, so a UI can put it back in the editor for the user to edit.
-        """
-        entry = self.session.get_entry(entry_id)
-        message = entry.message if isinstance(entry, MessageEntry) else None
-        if entry is None or not isinstance(message, UserMessage):
-            raise ValueError(f"Entry {entry_id} is not a user message of this session; use get_fork_messages")
-        await self.abort()
-        previous = self.session.get_session_file()
-        if entry.parent_id is None:
-            self.session.new_session(parent_session=str(previous) if previous else None)
-            self.agent.reset()
-            self._start_entries()
-        else:
-            self.session.create_branched_session(entry.parent_id)
-            self._reload_from_session()
-        self.agent.session_id = self.session.get_session_id()
-        return {"text": _user_text(message), "cancelled": False}
+    async def clone(self) -> dict[str, Any]:
+        return await self._navigation.clone()
 
     def export_html(self, output_path: str | None = None) -> str:
         from pi.session.export_html import export_session_html
@@ -630,195 +408,57 @@ class AgentSession:
         return str(export_session_html(self.session, target))
 
     def set_session_name(self, name: str) -> None:
-        self.session.append_session_info(name)
+        manager = self._core.manager
+        manager.append_session_info(name)
+        self._core.events.emit_nowait(SessionInfoChangedEvent(manager.get_session_name()))
+
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        """Store an application's own entry in the session (never sent to the model)."""
+        manager = self._core.manager
+        entry_id = manager.append_custom_entry(custom_type, data)
+        self._core.events.emit_nowait(EntryAppendedEvent(manager.get_entry(entry_id)))
+        return entry_id
 
     # -- model and thinking ------------------------------------------------------------------------
 
     def set_model(self, model: Model) -> None:
-        self.agent.set_model(model)
-        self.agent.stream_options = stream_options_for(
-            self.model_registry, model, self.model_registry.get_api_key(model.provider)
-        )
-        self.session.append_model_change(model.provider, model.id)
-        self.settings.set("defaultProvider", model.provider)
-        self.settings.set("defaultModel", model.id)
-        self.set_thinking_level(self.thinking_level)
+        self._models.set_model(model)
 
     def set_thinking_level(self, level: str) -> None:
-        model = self.model
-        clamped = clamp_thinking_level(level, model) if model is not None else as_thinking_level(level)
-        if clamped != self.agent.state.thinking_level:
-            self.agent.set_thinking_level(clamped)
-            self.session.append_thinking_level_change(clamped)
+        self._models.set_thinking_level(level)
 
     def available_thinking_levels(self) -> list[str]:
-        model = self.model
-        if model is None or not model.reasoning:
-            return ["off"]
-        levels = list(THINKING_CYCLE)
-        if clamp_thinking_level("xhigh", model) != "xhigh":
-            levels.remove("xhigh")
-        return levels
+        return self._models.available_thinking_levels()
 
     def cycle_thinking_level(self) -> str | None:
-        model = self.model
-        if model is None or not model.reasoning:
-            return None
-        levels = self.available_thinking_levels()
-        current = self.thinking_level
-        index = levels.index(current) if current in levels else 0
-        self.set_thinking_level(levels[(index + 1) % len(levels)])
-        return self.thinking_level
+        return self._models.cycle_thinking_level()
 
     def cycle_model(self) -> tuple[Model, str] | None:
-        candidates = [m for m, _ in self.scoped_models] or self.model_registry.available_models()
-        if len(candidates) < 2:
-            return None
-        current = self.model
-        index = next(
-            (i for i, m in enumerate(candidates) if current and m.provider == current.provider and m.id == current.id),
-            -1,
-        )
-        model = candidates[(index + 1) % len(candidates)]
-        self.set_model(model)
-        scoped_level = next((lvl for m, lvl in self.scoped_models if m is model), None)
-        if scoped_level:
-            self.set_thinking_level(scoped_level)
-        return model, self.thinking_level
+        return self._models.cycle_model()
 
     # -- user bash ---------------------------------------------------------------------------------
 
-    async def execute_bash(self, command: str, exclude_from_context: bool = False) -> BashResult:
-        """Run a command for the user; its output reaches the model with the next prompt."""
-        from pi.tools.shell import CommandAborted, OutputCapture, run_shell_command
-
-        capture = OutputCapture()
-        controller = AbortController()
-        self._bash_controller = controller
-        cancelled = False
-        exit_code: int | None = None
-        try:
-            result = await run_shell_command(
-                command,
-                str(self.cwd),
-                on_data=capture.feed,
-                signal=controller.signal,
-                shell_path=self.settings.get("shellPath"),
-            )
-            exit_code = result.exit_code
-        except CommandAborted:
-            cancelled = True
-        finally:
-            self._bash_controller = None
-            capture.finish()
-        snapshot = capture.snapshot()
-        bash = BashResult(
-            output=snapshot.text,
-            exit_code=exit_code,
-            cancelled=cancelled,
-            truncated=snapshot.truncation.truncated,
-            full_output_path=snapshot.full_output_path,
-        )
-        message = BashExecutionMessage(
-            command=command,
-            output=bash.output,
-            exit_code=bash.exit_code,
-            cancelled=bash.cancelled,
-            truncated=bash.truncated,
-            full_output_path=bash.full_output_path,
-            exclude_from_context=exclude_from_context or None,
-        )
-        if self.is_streaming:
-            self._pending_bash.append(message)
-        else:
-            self.agent.append_message(message)
-            self.session.append_message(message)
-        return bash
+    async def execute_bash(
+        self, command: str, exclude_from_context: bool = False, update_id: str | None = None
+    ) -> BashResult:
+        """Run a command for the user; its output streams as `bash_execution_update` events."""
+        return await self._bash.execute(command, exclude_from_context, update_id)
 
     def abort_bash(self) -> None:
-        if self._bash_controller is not None:
-            self._bash_controller.abort()
-
-    def _flush_pending_bash(self) -> None:
-        for message in self._pending_bash:
-            self.agent.append_message(message)
-            self.session.append_message(message)
-        self._pending_bash.clear()
+        self._bash.abort()
 
     # -- queries -----------------------------------------------------------------------------------
 
     def last_assistant_text(self) -> str | None:
-        last = self._last_assistant()
-        if last is None:
-            return None
-        text = "".join(block.text for block in last.content if isinstance(block, TextContent))
-        return text or None
+        """The text of the latest assistant reply that has any (aborted or tool-only replies are skipped)."""
+        from pi.ai.types import AssistantMessage
 
-    def session_stats(self) -> dict[str, Any]:
-        user = assistant = tool_calls = tool_results = 0
-        tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
-        cost = 0.0
-        for message in self.messages:
-            if isinstance(message, UserMessage):
-                user += 1
-            elif isinstance(message, AssistantMessage):
-                assistant += 1
-                tool_calls += sum(1 for b in message.content if b.type == "toolCall")
-                usage = message.usage
-                tokens["input"] += usage.input
-                tokens["output"] += usage.output
-                tokens["cacheRead"] += usage.cache_read
-                tokens["cacheWrite"] += usage.cache_write
-                cost += usage.cost.total
-            elif isinstance(message, ToolResultMessage):
-                tool_results += 1
-        return {
-            "sessionFile": self.session_file,
-            "sessionId": self.session_id,
-            "userMessages": user,
-            "assistantMessages": assistant,
-            "toolCalls": tool_calls,
-            "toolResults": tool_results,
-            "totalMessages": len(self.messages),
-            "tokens": {**tokens, "total": sum(tokens.values())},
-            "cost": cost,
-        }
-
-    def state_json(self) -> dict[str, Any]:
-        model = self.model
-        out: dict[str, Any] = {
-            "thinkingLevel": self.thinking_level,
-            "isStreaming": self.is_streaming,
-            "isCompacting": self.is_compacting,
-            "steeringMode": self.agent.steering_mode,
-            "followUpMode": self.agent.follow_up_mode,
-            "sessionId": self.session_id,
-            "autoCompactionEnabled": self.auto_compaction_enabled,
-            "messageCount": len(self.messages),
-            "pendingMessageCount": self.pending_message_count,
-        }
-        if model is not None:
-            out["model"] = model.to_json_dict()
-        if self.session_file:
-            out["sessionFile"] = self.session_file
-        name = self.session.get_session_name()
-        if name:
-            out["sessionName"] = name
-        return out
-
-
-def stream_options_for(registry: ModelRegistry, model: Model, api_key: str | None) -> StreamOptions:
-    """Request options models.json asks for (resolved headers, Authorization when authHeader is set)."""
-    return StreamOptions(headers=registry.request_headers(model, api_key))
-
-
-def thinking_budgets_from(settings: SettingsManager) -> ThinkingBudgets | None:
-    budgets = settings.thinking_budgets
-    if not budgets:
+        for message in reversed(self.messages):
+            if isinstance(message, AssistantMessage):
+                text = "".join(block.text for block in message.content if isinstance(block, TextContent))
+                if text:
+                    return text
         return None
-    return ThinkingBudgets(
-        minimal=budgets.get("minimal"), low=budgets.get("low"), medium=budgets.get("medium"), high=budgets.get("high")
-    )
 
 
 __all__ = [
@@ -828,6 +468,4 @@ __all__ = [
     "NoApiKeyError",
     "StreamingBehavior",
     "is_retryable_error",
-    "stream_options_for",
-    "thinking_budgets_from",
 ]

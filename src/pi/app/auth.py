@@ -13,32 +13,63 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from pi.ai.env_api_keys import get_env_api_key
 from pi.app.atomic_file import write_atomic
 from pi.app.key_values import resolve_config_value
 
 
+class _Credential(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, extra="allow")
+
+
+class ApiKeyCredential(_Credential):
+    type: Literal["api_key"]
+    key: str
+    env: dict[str, str] | None = None
+
+
+class OAuthCredential(_Credential):
+    type: Literal["oauth"]
+    access: str
+    refresh: str | None = None
+    expires: float | None = None
+
+    @property
+    def expired(self) -> bool:
+        return self.expires is not None and self.expires <= time.time() * 1000
+
+
+Credential = Annotated[ApiKeyCredential | OAuthCredential, Field(discriminator="type")]
+_CREDENTIAL: TypeAdapter[ApiKeyCredential | OAuthCredential] = TypeAdapter(Credential)
+
+
 class AuthStorage:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._runtime: dict[str, str] = {}
-        self._data: dict[str, Any] = self._load()
         self.errors: list[str] = []
+        self._data: dict[str, Any] = self._load()
 
     @classmethod
     def in_memory(cls) -> AuthStorage:
         return cls(None)
 
-    def _load(self) -> dict[str, Any]:
+    def _load(self, strict: bool = False) -> dict[str, Any]:
+        """The file's entries; with `strict` (before a write) an unreadable file raises instead of reading as empty."""
         if self.path is None:
             return {}
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8") or "{}")
+            data = json.loads(self.path.read_text(encoding="utf-8-sig") or "{}")
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError):
+        except (OSError, ValueError) as exc:
+            if strict:
+                raise OSError(f"auth.json at {self.path} cannot be read ({exc}); fix or remove it first") from exc
+            self.errors.append(f"auth.json: cannot read {self.path}: {exc}; stored credentials are not used")
             return {}
         return data if isinstance(data, dict) else {}
 
@@ -49,17 +80,26 @@ class AuthStorage:
     def has_stored(self, provider: str) -> bool:
         return provider in self._data
 
-    def stored_api_key(self, provider: str) -> str | None:
-        entry = self._data.get(provider)
-        if not isinstance(entry, dict):
+    def credential(self, provider: str) -> ApiKeyCredential | OAuthCredential | None:
+        """The stored entry for `provider`, checked; one of unknown shape is reported and skipped (kept on disk)."""
+        raw = self._data.get(provider)
+        if raw is None:
             return None
-        if entry.get("type") == "api_key" and isinstance(entry.get("key"), str):
-            return resolve_config_value(entry["key"])
-        if entry.get("type") == "oauth" and isinstance(entry.get("access"), str):
-            expires = entry.get("expires")
-            if isinstance(expires, (int, float)) and expires <= time.time() * 1000:
-                return None
-            return str(entry["access"])
+        try:
+            return _CREDENTIAL.validate_python(raw)
+        except ValidationError as exc:
+            detail = exc.errors()[0]["msg"]
+            message = f'auth.json: the entry for "{provider}" is not a credential pi understands: {detail}'
+            if message not in self.errors:
+                self.errors.append(message)
+            return None
+
+    def stored_api_key(self, provider: str) -> str | None:
+        entry = self.credential(provider)
+        if isinstance(entry, ApiKeyCredential):
+            return resolve_config_value(entry.key)
+        if isinstance(entry, OAuthCredential) and not entry.expired:
+            return entry.access
         return None
 
     def has_expired_login(self, provider: str) -> bool:
@@ -68,13 +108,8 @@ class AuthStorage:
         Refreshing needs the provider's login flow, which this version does not have; saying so beats
         a bare "no API key".
         """
-        entry = self._data.get(provider)
-        return (
-            isinstance(entry, dict)
-            and entry.get("type") == "oauth"
-            and isinstance(entry.get("expires"), (int, float))
-            and entry["expires"] <= time.time() * 1000
-        )
+        entry = self.credential(provider)
+        return isinstance(entry, OAuthCredential) and entry.expired
 
     def get_api_key(self, provider: str) -> str | None:
         """Runtime key, then auth.json, then the provider's environment variable."""
@@ -95,7 +130,7 @@ class AuthStorage:
                 self._data[provider] = entry
             return
         with self._locked():
-            self._data = self._load()
+            self._data = self._load(strict=True)
             if entry is None:
                 self._data.pop(provider, None)
             else:
@@ -115,4 +150,4 @@ class AuthStorage:
                 fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
-__all__ = ["AuthStorage"]
+__all__ = ["ApiKeyCredential", "AuthStorage", "OAuthCredential"]

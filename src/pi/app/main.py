@@ -7,6 +7,7 @@ stderr and exit code 1; nothing here writes to the session before the model has 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 import sys
@@ -110,8 +111,8 @@ def _tool_options(settings: Any) -> Any:
     )
 
 
-def _select_tools(args: Args, cwd: Path, settings: Any = None) -> list[Any]:
-    from pi.tools import ALL_TOOL_NAMES, DEFAULT_ACTIVE_TOOL_NAMES, create_tool
+def _select_tool_names(args: Args) -> list[str]:
+    from pi.tools import ALL_TOOL_NAMES, DEFAULT_ACTIVE_TOOL_NAMES
 
     if args.no_tools or args.no_builtin_tools:
         names: list[str] = list(args.tools or [])
@@ -120,8 +121,15 @@ def _select_tools(args: Args, cwd: Path, settings: Any = None) -> list[Any]:
     else:
         names = list(DEFAULT_ACTIVE_TOOL_NAMES)
     names = [n for n in names if n not in args.exclude_tools]
+    return [name for name in ALL_TOOL_NAMES if name in names]
+
+
+def _select_tools(args: Args, cwd: Path, settings: Any = None) -> list[Any]:
+    """The tools `args` select, built for `cwd` (without a session's PI_* variables)."""
+    from pi.tools import create_tool
+
     options = _tool_options(settings) if settings is not None else None
-    return [create_tool(name, str(cwd), options) for name in ALL_TOOL_NAMES if name in names]
+    return [create_tool(name, str(cwd), options) for name in _select_tool_names(args)]  # type: ignore[arg-type]
 
 
 def _read_stdin() -> str | None:
@@ -189,58 +197,47 @@ def _resolve_session_arg(value: str, cwd: Path, agent_dir: Path, session_dir: st
     return str(found.info.path), True
 
 
-async def _run_async(args: Args, stdin_text: str | None) -> int:
-    from pi.app.agent_session import NoApiKeyError
+def _load_config(cwd: Path, agent_dir: Path, args: Args) -> tuple[Any, Any, Any]:
+    """settings.json, auth.json and models.json, with every problem found reported as a warning."""
     from pi.app.auth import AuthStorage
-    from pi.app.file_args import FileArgError, process_file_args
     from pi.app.model_registry import ModelRegistry
-    from pi.app.model_resolver import ModelResolutionError, resolve_cli_model
-    from pi.app.paths import agent_dir as get_agent_dir
     from pi.app.paths import auth_path, models_path
-    from pi.app.resources import ResourceOptions, load_resources
-    from pi.app.sdk import CreateSessionOptions, create_agent_session
     from pi.app.settings import SettingsManager
 
-    cwd = Path(os.getcwd()).resolve()
-    agent_dir = get_agent_dir()
     settings = SettingsManager.create(cwd, agent_dir)
     for message in settings.drain_errors():
         _warn(message)
     auth = AuthStorage(auth_path(agent_dir))
     registry = ModelRegistry(auth, models_path(agent_dir))
-    for message in registry.errors:
-        _warn(message)
+    for message in [*auth.errors, *registry.errors]:
+        _warn(message if message.startswith(("Warning:", "Error:")) else f"Warning: {message}")
     for message in args.warnings:
         _warn(message)
     for message in _unsupported_flag_warnings(args):
         _warn(message)
-    if args.resume:
-        raise CliError(
-            "--resume opens a session picker, which needs the interactive UI (not in this version).\n"
-            "Use -c to continue the latest session, or --session <id-prefix|path> for a given one."
-        )
+    return settings, auth, registry
 
-    if args.list_models:
-        return list_models(registry, args.list_models_search)
-    if args.export is not None:
-        return export_session(args.export, args.messages[0] if args.messages else None, cwd)
 
-    mode = args.mode or "text"
+def _first_messages(args: Args, stdin_text: str | None, mode: str, cwd: Path) -> tuple[list[str], list[Any]] | None:
+    """The prompts (stdin and @file text joined to the first) and images; None when there is nothing to run."""
+    from pi.app.file_args import FileArgError, process_file_args
+
     messages = list(args.messages)
     if stdin_text is not None and mode != "rpc":
         messages.insert(0, stdin_text)
         args.print = True
     if mode == "rpc" and args.file_args:
         raise CliError("Error: @file arguments are not supported in RPC mode")
-    if args.mode is None and not args.print and not messages:
+    from pi.app.modes.interactive.cli_entry import stdio_is_terminal
+
+    if args.mode is None and not args.print and not messages and not stdio_is_terminal():
         _warn(
-            "pi: the interactive terminal UI is not available in this version.\n"
+            "pi: the interactive terminal UI needs a terminal (stdin and stdout).\n"
             'Run a prompt with: pi -p "your prompt"   (or pipe text: echo "..." | pi -p)\n'
             "Other modes: --mode json (events as JSON lines), --mode rpc (commands on stdin). See pi --help."
         )
-        return 1
-
-    images = []
+        return None
+    images: list[Any] = []
     if args.file_args:
         try:
             files = process_file_args(args.file_args, cwd)
@@ -252,6 +249,12 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
                 messages[0] = files.text + messages[0]
             else:
                 messages.append(files.text)
+    return messages, images
+
+
+def _choose_model(args: Args, settings: Any, auth: Any, registry: Any) -> tuple[Any, str | None, list[Any]]:
+    """--model/--provider, else the --models/enabledModels scope: (model or None, thinking level, scope)."""
+    from pi.app.model_resolver import ModelResolutionError, resolve_cli_model
 
     model = None
     thinking = args.thinking
@@ -282,6 +285,11 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
         if model is None:
             raise CliError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
         auth.set_runtime_api_key(model.provider, args.api_key)
+    return model, thinking, scoped
+
+
+def _load_resources(args: Args, settings: Any, cwd: Path, agent_dir: Path) -> Any:
+    from pi.app.resources import ResourceOptions, load_resources
 
     resource_options = ResourceOptions(
         system_prompt=args.system_prompt,
@@ -297,30 +305,75 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
     for message in resources.warnings:
         if args.verbose:
             _warn(f"Warning: {message}")
+    return resources
 
-    session_manager = _open_session(args, cwd, agent_dir)
+
+async def _run_async(args: Args, stdin_text: str | None) -> int:
+    from pi.app.agent_session import NoApiKeyError
+    from pi.app.modes.interactive.cli_entry import stdio_is_terminal
+    from pi.app.paths import agent_dir as get_agent_dir
+    from pi.app.sdk import CreateSessionOptions, create_agent_session
+
+    cwd = Path(os.getcwd()).resolve()
+    agent_dir = get_agent_dir()
+    settings, auth, registry = _load_config(cwd, agent_dir, args)
+    if args.resume and stdio_is_terminal():
+        from pi.app.modes.interactive.startup_picker import pick_session
+
+        picked = await pick_session(
+            cwd,
+            agent_dir,
+            settings_theme=settings.get("theme"),
+            theme_name=args.use_theme,
+            session_dir=args.session_dir,
+            tui_mode=args.tui_mode or settings.get("tuiMode") or "fullscreen",
+        )
+        if picked is None:
+            print("No session selected")
+            return 0
+        args.session, args.resume = picked, False
+    if args.resume:
+        raise CliError(
+            "--resume opens a session picker, which needs the interactive UI (not in this version).\n"
+            "Use -c to continue the latest session, or --session <id-prefix|path> for a given one."
+        )
+    if args.list_models:
+        return list_models(registry, args.list_models_search)
+    if args.export is not None:
+        return export_session(args.export, args.messages[0] if args.messages else None, cwd)
+
+    mode = args.mode or "text"
+    first = _first_messages(args, stdin_text, mode, cwd)
+    if first is None:
+        return 1
+    messages, images = first
+    model, thinking, scoped = _choose_model(args, settings, auth, registry)
     options = CreateSessionOptions(
         cwd=cwd,
         agent_dir=agent_dir,
         model=model,
         thinking_level=thinking,
-        tools=_select_tools(args, cwd, settings),
+        tool_names=_select_tool_names(args),
+        tool_options=_tool_options(settings),
         settings=settings,
         auth=auth,
         model_registry=registry,
-        resources=resources,
-        session_manager=session_manager,
+        resources=_load_resources(args, settings, cwd, agent_dir),
+        session_manager=_open_session(args, cwd, agent_dir),
         scoped_models=scoped,
     )
     session = create_agent_session(options)
     for message in options.warnings:
         _warn(f"Warning: {message}")
+    from pi.app.modes.interactive.cli_entry import run_from_cli, wants_interactive
+
+    if wants_interactive(args, mode):
+        return await run_from_cli(session, args, messages, images)
     if session.model is None:
         raise CliError(
             "No models available.\nSet an API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, etc.) "
             "or add a provider to ~/.pi/agent/models.json."
         )
-
     if mode == "rpc":
         from pi.app.modes.rpc_mode import run_rpc_mode
 
@@ -355,8 +408,41 @@ def _end_on_termination_signals() -> None:
             signal.signal(number, on_signal)
 
 
+class _CliLogFormatter(logging.Formatter):
+    """Library log records as pi prints diagnostics: ``Warning: ...`` / ``Error: ...``; tracebacks with --verbose."""
+
+    def __init__(self, verbose: bool) -> None:
+        super().__init__("%(message)s")
+        self.verbose = verbose
+
+    def format(self, record: logging.LogRecord) -> str:
+        label = "Error" if record.levelno >= logging.ERROR else "Warning"
+        text = f"{label}: {record.getMessage()}"
+        if self.verbose and record.exc_info:
+            text += "\n" + self.formatException(record.exc_info)
+        return text
+
+
+def _configure_logging(verbose: bool) -> None:
+    """The library logs; the CLI decides what reaches the terminal: warnings and errors, on stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_CliLogFormatter(verbose))
+    logger = logging.getLogger("pi")
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG if verbose else logging.WARNING)
+    logger.propagate = False
+
+
+def _mark_process() -> None:
+    """Children (the bash tool, the user's commands) can tell they run under pi; only the CLI sets these."""
+    os.environ["PI_CODING_AGENT"] = "true"
+    os.environ["AI_AGENT"] = "pi"
+
+
 def run(args: Args) -> int:
     stdin_text = _read_stdin() if args.mode != "rpc" else None
+    _mark_process()
+    _configure_logging(args.verbose)
     _end_on_termination_signals()
     try:
         return asyncio.run(_run_async(args, stdin_text))

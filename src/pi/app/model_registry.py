@@ -8,7 +8,6 @@ still works.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from pi.ai.models import catalog_models
 from pi.ai.types import Model, ModelCompat
 from pi.app.auth import AuthStorage
 from pi.app.key_values import KeyCommandError, resolve_config_value
+from pi.app.models_file import ModelEntry, ProviderEntry, load_models_file
 
 DEFAULT_CONTEXT_WINDOW = 128000
 DEFAULT_MAX_TOKENS = 16384
@@ -48,84 +48,42 @@ class ModelRegistry:
 
     def _apply_models_json(self, by_key: dict[tuple[str, str], Model]) -> None:
         assert self.models_json is not None
+        parsed, error = load_models_file(self.models_json)
+        if error is not None:
+            self.errors.append(error)
+        if parsed is None:
+            return
+        updated = dict(by_key)
         try:
-            text = self.models_json.read_text(encoding="utf-8")
-        except FileNotFoundError:
+            for name, config in parsed.providers.items():
+                self._apply_provider(name, config, updated)
+        except (ValidationError, ValueError, TypeError) as exc:
+            self.errors.append(f"Invalid models.json schema:\n  - {exc}\n\nFile: {self.models_json}")
+            self._provider_keys, self._provider_auth_header = {}, {}
             return
-        except OSError as exc:
-            self.errors.append(f"models.json error: cannot read {self.models_json}: {exc}")
-            return
-        try:
-            data = json.loads(text) if text.strip() else {}
-        except ValueError as exc:
-            self.errors.append(f"models.json error: {self.models_json} is not valid JSON: {exc}")
-            return
-        providers = data.get("providers") if isinstance(data, dict) else None
-        if not isinstance(providers, dict):
-            if data:
-                self.errors.append('models.json error: expected {"providers": {"<name>": {...}}}')
-            return
-        for name, config in providers.items():
-            if not isinstance(config, dict):
-                self.errors.append(f'models.json error: provider "{name}" must be an object')
-                continue
-            try:
-                self._apply_provider(name, config, by_key)
-            except (ValidationError, ValueError, TypeError) as exc:
-                self.errors.append(f'models.json error in provider "{name}": {exc}')
+        by_key.clear()
+        by_key.update(updated)
 
-    def _apply_provider(self, name: str, config: dict[str, Any], by_key: dict[tuple[str, str], Model]) -> None:
+    def _apply_provider(self, name: str, config: ProviderEntry, by_key: dict[tuple[str, str], Model]) -> None:
         existing = [m for (p, _), m in by_key.items() if p == name]
-        if isinstance(config.get("apiKey"), str):
-            self._provider_keys[name] = config["apiKey"]
-        self._provider_auth_header[name] = bool(config.get("authHeader"))
+        if config.api_key is not None:
+            self._provider_keys[name] = config.api_key
+        self._provider_auth_header[name] = config.auth_header
         provider_fields: dict[str, Any] = {}
-        if "baseUrl" in config:
-            provider_fields["base_url"] = str(config["baseUrl"])
-        if isinstance(config.get("headers"), dict):
-            provider_fields["headers"] = {str(k): str(v) for k, v in config["headers"].items()}
-        provider_compat = config.get("compat") if isinstance(config.get("compat"), dict) else None
-
+        if config.base_url is not None:
+            provider_fields["base_url"] = config.base_url
+        if config.headers is not None:
+            provider_fields["headers"] = dict(config.headers)
         for model in existing:
-            by_key[(name, model.id)] = _updated(model, provider_fields, provider_compat)
-
-        models = config.get("models") or []
-        if not isinstance(models, list):
-            raise ValueError('"models" must be a list')
-        if models and not existing and not config.get("baseUrl"):
-            raise ValueError('a new provider needs "baseUrl"')
-        for entry in models:
-            if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-                raise ValueError('every model needs an "id"')
-            api = entry.get("api") or config.get("api") or (existing[0].api if existing else None)
-            if not api:
-                raise ValueError(f'model "{entry["id"]}" has no "api" (set it on the provider or the model)')
-            base = by_key.get((name, entry["id"]))
-            compat = {**(provider_compat or {}), **(entry.get("compat") or {})}
-            raw: dict[str, Any] = {
-                "id": entry["id"],
-                "name": entry.get("name") or (base.name if base else entry["id"]),
-                "api": api,
-                "provider": name,
-                "baseUrl": provider_fields.get("base_url") or (base.base_url if base else config.get("baseUrl")),
-                "reasoning": entry.get("reasoning", base.reasoning if base else False),
-                "input": entry.get("input", base.input if base else ["text"]),
-                "contextWindow": entry.get("contextWindow", base.context_window if base else DEFAULT_CONTEXT_WINDOW),
-                "maxTokens": entry.get("maxTokens", base.max_tokens if base else DEFAULT_MAX_TOKENS),
-                "cost": {**(base.cost.to_json_dict() if base else {}), **(entry.get("cost") or {})},
-                "headers": {**(provider_fields.get("headers") or {}), **(entry.get("headers") or {})} or None,
-                "compat": compat or None,
-            }
-            by_key[(name, entry["id"])] = Model.model_validate(raw)
-
-        overrides = config.get("modelOverrides") or {}
-        if not isinstance(overrides, dict):
-            raise ValueError('"modelOverrides" must be an object')
-        for model_id, patch in overrides.items():
+            by_key[(name, model.id)] = _updated(model, provider_fields, config.compat)
+        if config.models and not existing and not config.base_url:
+            raise ValueError(f'providers/{name}: a new provider needs "baseUrl"')
+        for entry in config.models:
+            by_key[(name, entry.id)] = _model_from(name, config, entry, by_key.get((name, entry.id)), existing)
+        for model_id, patch in config.model_overrides.items():
             base = by_key.get((name, model_id))
-            if base is None or not isinstance(patch, dict):
-                self.errors.append(f'models.json: modelOverrides names unknown model "{name}/{model_id}"')
-                continue
+            if base is None:
+                continue  # pi ignores overrides of unknown ids
             merged = base.to_json_dict()
             for key, value in patch.items():
                 if key in ("cost", "compat", "headers") and isinstance(value, dict):
@@ -186,6 +144,31 @@ class ModelRegistry:
         if self._provider_auth_header.get(model.provider) and api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         return headers or None
+
+
+def _model_from(
+    name: str, config: ProviderEntry, entry: ModelEntry, base: Model | None, existing: list[Model]
+) -> Model:
+    api = entry.api or config.api or (existing[0].api if existing else None)
+    if not api:
+        raise ValueError(f'providers/{name}/models/{entry.id}: no "api" (set it on the provider or the model)')
+    compat = {**(config.compat or {}), **(entry.compat or {})}
+    headers = {**(config.headers or {}), **(entry.headers or {})}
+    raw: dict[str, Any] = {
+        "id": entry.id,
+        "name": entry.name or (base.name if base else entry.id),
+        "api": api,
+        "provider": name,
+        "baseUrl": entry.base_url or config.base_url or (base.base_url if base else None),
+        "reasoning": entry.reasoning if entry.reasoning is not None else (base.reasoning if base else False),
+        "input": entry.input if entry.input is not None else (base.input if base else ["text"]),
+        "contextWindow": entry.context_window or (base.context_window if base else DEFAULT_CONTEXT_WINDOW),
+        "maxTokens": entry.max_tokens or (base.max_tokens if base else DEFAULT_MAX_TOKENS),
+        "cost": {**(base.cost.to_json_dict() if base else {}), **(entry.cost or {})},
+        "headers": headers or None,
+        "compat": compat or None,
+    }
+    return Model.model_validate(raw)
 
 
 def _updated(model: Model, fields: dict[str, Any], compat: dict[str, Any] | None) -> Model:

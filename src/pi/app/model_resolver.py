@@ -11,11 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import get_args
 
 from pi.agent.agent import AgentThinkingLevel
-from pi.ai.types import Model
-from pi.app.args import THINKING_LEVELS
+from pi.ai.types import THINKING_LEVELS, Model
 
 _DATED = re.compile(r"-\d{8}$")
 
@@ -81,7 +79,7 @@ def resolve_cli_model(pattern: str, models: Sequence[Model], provider: str | Non
     level: str | None = None
     if found is None and ":" in pattern:
         base, _, suffix = pattern.rpartition(":")
-        if suffix in THINKING_LEVELS:
+        if suffix in _LEVELS:
             found = _match_pattern(base, candidates)
             if found is not None:
                 level = suffix
@@ -112,7 +110,7 @@ def resolve_model_scope(
         pattern, level = raw, None
         if ":" in raw:
             base, _, suffix = raw.rpartition(":")
-            if suffix in THINKING_LEVELS:
+            if suffix in _LEVELS:
                 pattern, level = base, suffix
             elif not any(m.id.lower() == raw.lower() for m in models):
                 warnings.append(f'Invalid thinking level "{suffix}" in pattern "{raw}". Using default instead.')
@@ -154,7 +152,13 @@ def default_model(
     return available[0] if available else None
 
 
-_LEVELS: dict[str, AgentThinkingLevel] = {level: level for level in get_args(AgentThinkingLevel)}
+def all_thinking_levels() -> tuple[AgentThinkingLevel, ...]:
+    """Every level, lowest first: "off" and then the provider levels `pi.ai.types` defines."""
+    levels: tuple[AgentThinkingLevel, ...] = tuple(THINKING_LEVELS)
+    return levels if "off" in levels else ("off", *levels)
+
+
+_LEVELS: dict[str, AgentThinkingLevel] = {level: level for level in all_thinking_levels()}
 
 
 def as_thinking_level(level: str) -> AgentThinkingLevel:
@@ -162,15 +166,34 @@ def as_thinking_level(level: str) -> AgentThinkingLevel:
     return _LEVELS.get(level, _LEVELS[DEFAULT_THINKING_LEVEL])
 
 
-def clamp_thinking_level(level: str, model: Model) -> AgentThinkingLevel:
-    """Non-reasoning models think "off"; xhigh exists only on a few models."""
+def supported_thinking_levels(model: Model) -> list[AgentThinkingLevel]:
+    """Levels `model` accepts: all for a reasoning model, minus those its map sets to null; xhigh and max
+    only when the map names them. A model that does not reason has just "off"."""
     if not model.reasoning:
-        return "off"
-    if level == "xhigh":
-        from pi.ai.options import supports_xhigh
+        return ["off"]
+    mapping = model.thinking_level_map or {}
+    out: list[AgentThinkingLevel] = []
+    for level in all_thinking_levels():
+        if level in mapping:
+            if mapping[level] is not None:
+                out.append(level)
+        elif level not in ("xhigh", "max"):
+            out.append(level)
+    return out or ["off"]
 
-        return "xhigh" if supports_xhigh(model) else "high"
-    return as_thinking_level(level)
+
+def clamp_thinking_level(level: str, model: Model) -> AgentThinkingLevel:
+    """The supported level nearest to `level`: searching upward first, then downward (pi's rule)."""
+    supported = supported_thinking_levels(model)
+    wanted = as_thinking_level(level)
+    if wanted in supported:
+        return wanted
+    order = all_thinking_levels()
+    index = order.index(wanted)
+    for candidate in (*order[index + 1 :], *reversed(order[:index])):
+        if candidate in supported:
+            return candidate
+    return supported[0]
 
 
 __all__ = [
@@ -178,9 +201,11 @@ __all__ = [
     "DEFAULT_THINKING_LEVEL",
     "ModelResolutionError",
     "ResolvedModel",
+    "all_thinking_levels",
     "as_thinking_level",
     "clamp_thinking_level",
     "default_model",
     "resolve_cli_model",
     "resolve_model_scope",
+    "supported_thinking_levels",
 ]

@@ -2,33 +2,36 @@
 
 Print, JSON and RPC modes, the interactive UI and SDK users all start here, so a session behaves the
 same however it is driven. Every part can be passed in (a scripted model, an in-memory session, a
-custom tool set); whatever is not passed is built the way `pi` builds it from the user's files.
+custom tool set, hook chains); whatever is not passed is built the way `pi` builds it from the user's
+files.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pi.agent import Agent
 from pi.agent.config import AgentStreamFn
 from pi.agent.tool import AgentTool
+from pi.ai.options import ThinkingBudgets
 from pi.ai.types import Model
-from pi.app.agent_session import AgentSession, stream_options_for, thinking_budgets_from
+from pi.app.agent_session import AgentSession
 from pi.app.auth import AuthStorage
 from pi.app.model_registry import ModelRegistry
-from pi.app.model_resolver import DEFAULT_THINKING_LEVEL, as_thinking_level, clamp_thinking_level, default_model
+from pi.app.model_resolver import DEFAULT_THINKING_LEVEL, clamp_thinking_level, default_model
 from pi.app.paths import agent_dir as default_agent_dir
 from pi.app.paths import auth_path, models_path
 from pi.app.resources import ResourceOptions, Resources, load_resources
+from pi.app.session_hooks import SessionHooks
+from pi.app.session_runtime import AgentSetup
 from pi.app.settings import SettingsManager
 from pi.app.system_prompt import SystemPromptInputs, build_system_prompt
 from pi.session.manager import SessionManager
-
-_DOCS_DIR = Path(__file__).resolve().parents[3]
 
 
 @dataclass(slots=True)
@@ -38,7 +41,11 @@ class CreateSessionOptions:
     model: Model | None = None
     thinking_level: str | None = None
     tools: Sequence[AgentTool[Any]] | None = None
-    """The active built-in tools; default read, bash, edit, write."""
+    """The active tools, ready built; default: `tool_names` built with `tool_options`."""
+    tool_names: Sequence[str] | None = None
+    """Built-in tools to build when `tools` is not given (default read, bash, edit, write)."""
+    tool_options: Any = None
+    """`pi.tools.ToolsOptions` for the built tools; bash always gets the session's PI_* variables."""
     custom_tools: Sequence[AgentTool[Any]] = ()
     settings: SettingsManager | None = None
     auth: AuthStorage | None = None
@@ -49,8 +56,69 @@ class CreateSessionOptions:
     scoped_models: Sequence[tuple[Model, str | None]] = ()
     stream_fn: AgentStreamFn | None = None
     """How the agent asks the model; `pi.ai.stream_simple` by default (tests pass a faux provider's)."""
+    hooks: SessionHooks | None = None
+    """Interception chains (tool calls, results, input, context, provider payload, compaction)."""
     warnings: list[str] = field(default_factory=list)
     """Filled with non-fatal problems found while assembling (restored model unavailable, ...)."""
+
+
+def _docs_dir() -> Path | None:
+    """pi's manual as shipped with the package, when the package ships it."""
+    try:
+        module = importlib.import_module("pi.app.package_docs")
+    except ImportError:  # until the manual ships as package data: the source checkout's copy
+        return Path(__file__).resolve().parents[3]
+    found = module.package_docs_dir()
+    return found if isinstance(found, Path) else None
+
+
+def thinking_budgets_from(settings: SettingsManager) -> ThinkingBudgets | None:
+    budgets = settings.thinking_budgets
+    if not budgets:
+        return None
+    return ThinkingBudgets(
+        minimal=budgets.get("minimal"), low=budgets.get("low"), medium=budgets.get("medium"), high=budgets.get("high")
+    )
+
+
+class _LateEnvironment:
+    """The session's PI_* variables for tools built before the session exists (read per command)."""
+
+    def __init__(self) -> None:
+        self.session: AgentSession | None = None
+
+    def __call__(self) -> Mapping[str, str]:
+        return self.session.session_environment() if self.session is not None else {}
+
+
+def _build_tools(opts: CreateSessionOptions, cwd: Path, environment: _LateEnvironment) -> list[AgentTool[Any]]:
+    if opts.tools is not None:
+        return [*opts.tools, *opts.custom_tools]
+    from pi.tools import DEFAULT_ACTIVE_TOOL_NAMES, BashToolOptions, ToolsOptions, create_tool
+
+    options = opts.tool_options or ToolsOptions()
+    bash = options.bash or BashToolOptions()
+    options = dataclasses.replace(options, bash=dataclasses.replace(bash, env=environment))
+    names = list(opts.tool_names) if opts.tool_names is not None else list(DEFAULT_ACTIVE_TOOL_NAMES)
+    return [*(create_tool(name, str(cwd), options) for name in names), *opts.custom_tools]  # type: ignore[arg-type]
+
+
+def _choose_model(
+    opts: CreateSessionOptions, registry: ModelRegistry, settings: SettingsManager, restored: Any
+) -> Model | None:
+    model = opts.model
+    if model is None and restored.model is not None:
+        provider, model_id = restored.model
+        candidate = registry.find(provider, model_id)
+        if candidate is not None and registry.has_auth(candidate):
+            model = candidate
+        else:
+            opts.warnings.append(f"Could not restore model {provider}/{model_id}. Using the default model instead.")
+    if model is None:
+        model = default_model(
+            registry.available_models(), settings.get("defaultProvider"), settings.get("defaultModel")
+        )
+    return model
 
 
 def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSession:
@@ -64,19 +132,7 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
     session = opts.session_manager or SessionManager.create(str(cwd), agent_dir=agent_dir)
 
     restored = session.build_session_context()
-    model = opts.model
-    if model is None and restored.model is not None:
-        provider, model_id = restored.model
-        candidate = registry.find(provider, model_id)
-        if candidate is not None and registry.has_auth(candidate):
-            model = candidate
-        else:
-            opts.warnings.append(f"Could not restore model {provider}/{model_id}. Using the default model instead.")
-    if model is None:
-        model = default_model(
-            registry.available_models(), settings.get("defaultProvider"), settings.get("defaultModel")
-        )
-
+    model = _choose_model(opts, registry, settings, restored)
     resumed = bool(session.get_entries())
     level = (
         opts.thinking_level
@@ -87,14 +143,8 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
     if model is not None:
         level = clamp_thinking_level(level, model)
 
-    if opts.tools is None:
-        from pi.tools import create_coding_tools
-
-        tools: list[AgentTool[Any]] = list(create_coding_tools(str(cwd)))
-    else:
-        tools = list(opts.tools)
-    tools.extend(opts.custom_tools)
-
+    environment = _LateEnvironment()
+    tools = _build_tools(opts, cwd, environment)
     system_prompt = build_system_prompt(
         SystemPromptInputs(
             cwd=cwd,
@@ -103,25 +153,22 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
             append=resources.append_system_prompt,
             context_files=resources.context_files,
             skills=resources.skills,
-            docs_dir=_DOCS_DIR,
+            docs_dir=_docs_dir(),
         )
     )
-    agent = Agent(
+    setup = AgentSetup(
         model=model,
         system_prompt=system_prompt,
-        thinking_level=as_thinking_level(level),
-        tools=tools,
+        thinking_level=level,
         messages=restored.messages,
         stream_fn=opts.stream_fn,
-        session_id=session.get_session_id(),
         steering_mode=settings.steering_mode,
         follow_up_mode=settings.follow_up_mode,
         thinking_budgets=thinking_budgets_from(settings),
         max_retry_delay_ms=settings.retry.max_delay_ms,
-        stream_options=stream_options_for(registry, model, registry.get_api_key(model.provider)) if model else None,
     )
     agent_session = AgentSession(
-        agent=agent,
+        setup=setup,
         session=session,
         settings=settings,
         model_registry=registry,
@@ -129,11 +176,13 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
         cwd=cwd,
         tools=tools,
         scoped_models=opts.scoped_models,
+        hooks=opts.hooks,
     )
+    environment.session = agent_session
     if not resumed and model is not None:
         session.append_model_change(model.provider, model.id)
         session.append_thinking_level_change(level)
     return agent_session
 
 
-__all__ = ["CreateSessionOptions", "create_agent_session"]
+__all__ = ["CreateSessionOptions", "create_agent_session", "thinking_budgets_from"]

@@ -1,15 +1,36 @@
-"""Events the coding session adds to the agent's: automatic retries and compactions.
+"""Events the coding session adds to the agent's: every change of session state a client may draw.
 
 They travel on the same stream as the agent events, so JSON and RPC clients see them in order with
-the turns they interrupt; field names are pi's.
+the turns they interrupt. Names and JSON fields are pi's (camelCase on the wire); the Python fields
+are their snake_case spellings.
+
+| event | fields (wire) | when |
+|---|---|---|
+| `queue_update` | steering, followUp (complete queues, texts) | a message is queued, sent or cleared |
+| `thinking_level_changed` | level | the effective thinking level changed |
+| `model_select` | model, previousModel?, source (set, cycle, restore) | the model changed |
+| `session_info_changed` | name (absent = cleared) | the session was named |
+| `entry_appended` | entry | a custom entry was appended |
+| `session_start` | reason (new, resume, fork), previousSessionFile? | another session file became current |
+| `compaction_start` | reason (manual, threshold, overflow) | a compaction starts |
+| `compaction_end` | reason, result?, aborted, willRetry, errorMessage? | it ended |
+| `auto_retry_start` | attempt, maxAttempts, delayMs, errorMessage | a retry is scheduled |
+| `auto_retry_end` | success, attempt, finalError? | the retries are over |
+| `agent_settled` | aborted | no automatic work (retry, compaction, queued message) remains |
+| `bash_execution_update` | delta, id? | output of a command the user runs |
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from pi.agent.events import AgentEvent
+from pi.ai.types import Model
+
+CompactionReason: TypeAlias = Literal["manual", "threshold", "overflow"]
+ModelSelectSource: TypeAlias = Literal["set", "cycle", "restore"]
+SessionStartReason: TypeAlias = Literal["new", "resume", "fork"]
 
 
 @dataclass(slots=True)
@@ -45,42 +66,159 @@ class AutoRetryEndEvent:
 
 
 @dataclass(slots=True)
-class AutoCompactionStartEvent:
-    reason: Literal["threshold", "overflow"]
-    type: Literal["auto_compaction_start"] = "auto_compaction_start"
+class CompactionStartEvent:
+    reason: CompactionReason
+    type: Literal["compaction_start"] = "compaction_start"
 
     def to_json_dict(self) -> dict[str, Any]:
         return {"type": self.type, "reason": self.reason}
 
 
 @dataclass(slots=True)
-class AutoCompactionEndEvent:
+class CompactionEndEvent:
+    reason: CompactionReason
     result: dict[str, Any] | None
+    """pi's CompactionResult JSON (summary, firstKeptEntryId, tokensBefore, estimatedTokensAfter, ...)."""
     aborted: bool
     will_retry: bool
     error_message: str | None = None
-    type: Literal["auto_compaction_end"] = "auto_compaction_end"
+    type: Literal["compaction_end"] = "compaction_end"
 
     def to_json_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "type": self.type,
-            "result": self.result,
-            "aborted": self.aborted,
-            "willRetry": self.will_retry,
-        }
+        out: dict[str, Any] = {"type": self.type, "reason": self.reason}
+        if self.result is not None:
+            out["result"] = self.result
+        out["aborted"] = self.aborted
+        out["willRetry"] = self.will_retry
         if self.error_message is not None:
             out["errorMessage"] = self.error_message
         return out
 
 
+@dataclass(slots=True)
+class QueueUpdateEvent:
+    steering: list[str] = field(default_factory=list)
+    follow_up: list[str] = field(default_factory=list)
+    type: Literal["queue_update"] = "queue_update"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "steering": list(self.steering), "followUp": list(self.follow_up)}
+
+
+@dataclass(slots=True)
+class ThinkingLevelChangedEvent:
+    level: str
+    type: Literal["thinking_level_changed"] = "thinking_level_changed"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "level": self.level}
+
+
+@dataclass(slots=True)
+class ModelSelectEvent:
+    model: Model
+    previous_model: Model | None
+    source: ModelSelectSource
+    type: Literal["model_select"] = "model_select"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "model": self.model.to_json_dict()}
+        if self.previous_model is not None:
+            out["previousModel"] = self.previous_model.to_json_dict()
+        out["source"] = self.source
+        return out
+
+
+@dataclass(slots=True)
+class SessionInfoChangedEvent:
+    name: str | None
+    type: Literal["session_info_changed"] = "session_info_changed"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        if self.name is not None:
+            out["name"] = self.name
+        return out
+
+
+@dataclass(slots=True)
+class EntryAppendedEvent:
+    entry: Any
+    """The session entry (an object with `to_dict()`)."""
+    type: Literal["entry_appended"] = "entry_appended"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "entry": self.entry.to_dict()}
+
+
+@dataclass(slots=True)
+class SessionStartEvent:
+    reason: SessionStartReason
+    previous_session_file: str | None = None
+    type: Literal["session_start"] = "session_start"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "reason": self.reason}
+        if self.previous_session_file is not None:
+            out["previousSessionFile"] = self.previous_session_file
+        return out
+
+
+@dataclass(slots=True)
+class AgentSettledEvent:
+    aborted: bool
+    type: Literal["agent_settled"] = "agent_settled"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "aborted": self.aborted}
+
+
+@dataclass(slots=True)
+class BashExecutionUpdateEvent:
+    delta: str
+    id: str | None = None
+    """The RPC command id of the `bash` command, when it had one."""
+    type: Literal["bash_execution_update"] = "bash_execution_update"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        if self.id is not None:
+            out["id"] = self.id
+        out["delta"] = self.delta
+        return out
+
+
 SessionEvent: TypeAlias = (
-    AgentEvent | AutoRetryStartEvent | AutoRetryEndEvent | AutoCompactionStartEvent | AutoCompactionEndEvent
+    AgentEvent
+    | AutoRetryStartEvent
+    | AutoRetryEndEvent
+    | CompactionStartEvent
+    | CompactionEndEvent
+    | QueueUpdateEvent
+    | ThinkingLevelChangedEvent
+    | ModelSelectEvent
+    | SessionInfoChangedEvent
+    | EntryAppendedEvent
+    | SessionStartEvent
+    | AgentSettledEvent
+    | BashExecutionUpdateEvent
 )
 
 __all__ = [
-    "AutoCompactionEndEvent",
-    "AutoCompactionStartEvent",
+    "AgentSettledEvent",
     "AutoRetryEndEvent",
     "AutoRetryStartEvent",
+    "BashExecutionUpdateEvent",
+    "CompactionEndEvent",
+    "CompactionReason",
+    "CompactionStartEvent",
+    "EntryAppendedEvent",
+    "ModelSelectEvent",
+    "ModelSelectSource",
+    "QueueUpdateEvent",
     "SessionEvent",
+    "SessionInfoChangedEvent",
+    "SessionStartEvent",
+    "SessionStartReason",
+    "ThinkingLevelChangedEvent",
 ]

@@ -1,53 +1,88 @@
 """settings.json: global (``~/.pi/agent``) merged with project (``.pi``), as pi merges them.
 
-The project file overrides the global one key by key; nested objects are merged one level deep (so a
-project can change ``compaction.reserveTokens`` and still inherit ``compaction.enabled``). A broken
-file is reported as a warning and treated as empty: pi must still start.
+The project file deep-merges into the global one at every object depth (so a project can change
+``compaction.reserveTokens`` and still inherit ``compaction.enabled``); arrays and plain values
+replace. The keys the core reads are checked against a typed model (`SettingsFile`); every other key
+is kept as it is, and written back untouched. A broken file, or a key with a value of the wrong
+type, is reported as a warning and ignored: pi must still start.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
 from pi.app.atomic_file import write_atomic
 from pi.app.paths import project_dir, settings_path
+from pi.session.tokens import CompactionSettings
 
 
-@dataclass(slots=True, frozen=True)
-class CompactionSettings:
+class _Section(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+
+
+class CompactionSection(_Section):
     enabled: bool = True
-    reserve_tokens: int = 16384
-    keep_recent_tokens: int = 20000
+    reserve_tokens: int = Field(default=16384, ge=0)
+    keep_recent_tokens: int = Field(default=20000, ge=0)
 
 
-@dataclass(slots=True, frozen=True)
-class RetrySettings:
+class RetrySection(_Section):
     enabled: bool = True
-    max_retries: int = 3
-    base_delay_ms: int = 2000
-    max_delay_ms: int = 60000
+    max_retries: int = Field(default=3, ge=0)
+    base_delay_ms: int = Field(default=2000, ge=0)
+    max_delay_ms: int = Field(default=60000, ge=0)
+
+
+class ImagesSection(_Section):
+    auto_resize: bool = True
+    block_images: bool = False
+
+
+class SettingsFile(_Section):
+    """The keys of settings.json the core acts on; unknown keys are allowed and kept."""
+
+    default_provider: str | None = None
+    default_model: str | None = None
+    default_thinking_level: str | None = None
+    steering_mode: Literal["all", "one-at-a-time"] = "one-at-a-time"
+    follow_up_mode: Literal["all", "one-at-a-time"] = "one-at-a-time"
+    compaction: CompactionSection = Field(default_factory=CompactionSection)
+    retry: RetrySection = Field(default_factory=RetrySection)
+    images: ImagesSection = Field(default_factory=ImagesSection)
+    thinking_budgets: dict[str, int] | None = None
+    shell_path: str | None = None
+    shell_command_prefix: str | None = None
+    enable_skill_commands: bool = True
+    enabled_models: list[str] | None = None
+    skills: list[str] | None = None
+    prompts: list[str] | None = None
+
+
+RetrySettings = RetrySection
 
 
 def _read_json_object(path: Path, scope: str, errors: list[str]) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         return {}
     except OSError as exc:
-        errors.append(f"Warning ({scope} settings): cannot read {path}: {exc.strerror or exc}")
+        errors.append(f"Warning: Invalid settings file {path}: {exc.strerror or exc}")
         return {}
     if not text.strip():
         return {}
     try:
         data = json.loads(text)
     except ValueError as exc:
-        errors.append(f"Warning ({scope} settings): {path} is not valid JSON ({exc}); ignoring it")
+        errors.append(f"Warning: Invalid settings file {path}: {exc}")
         return {}
     if not isinstance(data, dict):
-        errors.append(f"Warning ({scope} settings): {path} must hold a JSON object; ignoring it")
+        errors.append(f"Warning: Invalid settings file {path}: expected a JSON object")
         return {}
     return _migrate(data)
 
@@ -62,14 +97,34 @@ def _migrate(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def merge_settings(global_: dict[str, Any], project: dict[str, Any]) -> dict[str, Any]:
+    """`project` over `global_`, objects merged at every depth; arrays and plain values replace."""
     merged = dict(global_)
     for key, value in project.items():
         base = merged.get(key)
-        if isinstance(base, dict) and isinstance(value, dict):
-            merged[key] = {**base, **value}
-        else:
-            merged[key] = value
+        merged[key] = merge_settings(base, value) if isinstance(base, dict) and isinstance(value, dict) else value
     return merged
+
+
+def _without(data: dict[str, Any], path: tuple[Any, ...]) -> None:
+    node: Any = data
+    for key in path[:-1]:
+        node = node.get(key) if isinstance(node, dict) else None
+    if isinstance(node, dict) and path:
+        node.pop(path[-1], None)
+
+
+def validate_settings(data: dict[str, Any], label: str, errors: list[str]) -> SettingsFile:
+    """The typed view of `data`: each invalid value is reported (pi's wording) and left at its default."""
+    candidate = json.loads(json.dumps(data))
+    for _ in range(50):
+        try:
+            return SettingsFile.model_validate(candidate)
+        except ValidationError as exc:
+            for error in exc.errors():
+                where = ".".join(str(part) for part in error["loc"])
+                errors.append(f"Warning: Invalid {label}: {where}: {error['msg']}")
+                _without(candidate, tuple(error["loc"]))
+    return SettingsFile()
 
 
 class SettingsManager:
@@ -86,7 +141,11 @@ class SettingsManager:
         self._project = project_settings
         self._global_path = global_path
         self.errors: list[str] = errors or []
-        self._merged = merge_settings(global_settings, project_settings)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self._merged = merge_settings(self._global, self._project)
+        self._typed = validate_settings(self._merged, "settings", self.errors)
 
     @classmethod
     def create(cls, cwd: str | Path, agent_dir: Path) -> SettingsManager:
@@ -108,13 +167,18 @@ class SettingsManager:
     def data(self) -> dict[str, Any]:
         return self._merged
 
+    @property
+    def typed(self) -> SettingsFile:
+        """The checked view of the keys the core reads."""
+        return self._typed
+
     def get(self, key: str, default: Any = None) -> Any:
         return self._merged.get(key, default)
 
     def set(self, key: str, value: Any) -> None:
         """Set a global key and persist it; other keys in the file are re-read and kept as they are."""
         self._global[key] = value
-        self._merged = merge_settings(self._global, self._project)
+        self._refresh()
         if self._global_path is None:
             return
         on_disk = _read_json_object(self._global_path, "global", self.errors)
@@ -123,43 +187,33 @@ class SettingsManager:
 
     # -- typed views of the keys the core reads ----------------------------------------------------
 
-    def _section(self, name: str) -> dict[str, Any]:
-        value = self._merged.get(name)
-        return value if isinstance(value, dict) else {}
-
     @property
     def compaction(self) -> CompactionSettings:
-        s = self._section("compaction")
-        d = CompactionSettings()
-        return CompactionSettings(
-            enabled=bool(s.get("enabled", d.enabled)),
-            reserve_tokens=int(s.get("reserveTokens", d.reserve_tokens)),
-            keep_recent_tokens=int(s.get("keepRecentTokens", d.keep_recent_tokens)),
-        )
+        section = self._typed.compaction
+        return CompactionSettings(section.enabled, section.reserve_tokens, section.keep_recent_tokens)
 
     @property
-    def retry(self) -> RetrySettings:
-        s = self._section("retry")
-        d = RetrySettings()
-        return RetrySettings(
-            enabled=bool(s.get("enabled", d.enabled)),
-            max_retries=int(s.get("maxRetries", d.max_retries)),
-            base_delay_ms=int(s.get("baseDelayMs", d.base_delay_ms)),
-            max_delay_ms=int(s.get("maxDelayMs", d.max_delay_ms)),
-        )
+    def retry(self) -> RetrySection:
+        return self._typed.retry
 
     @property
     def steering_mode(self) -> Literal["all", "one-at-a-time"]:
-        return "all" if self._merged.get("steeringMode") == "all" else "one-at-a-time"
+        return self._typed.steering_mode
 
     @property
     def follow_up_mode(self) -> Literal["all", "one-at-a-time"]:
-        return "all" if self._merged.get("followUpMode") == "all" else "one-at-a-time"
+        return self._typed.follow_up_mode
 
     @property
     def thinking_budgets(self) -> dict[str, int] | None:
-        value = self._merged.get("thinkingBudgets")
-        return {k: int(v) for k, v in value.items()} if isinstance(value, dict) else None
+        return self._typed.thinking_budgets
 
 
-__all__ = ["CompactionSettings", "RetrySettings", "SettingsManager", "merge_settings"]
+__all__ = [
+    "CompactionSettings",
+    "RetrySettings",
+    "SettingsFile",
+    "SettingsManager",
+    "merge_settings",
+    "validate_settings",
+]

@@ -30,7 +30,7 @@ async def run_print_mode(
         def emit(event: SessionEvent) -> None:
             writer.write(event.to_json_dict())
 
-        session.subscribe(emit)
+        session.subscribe(emit, awaited=True)
 
     for index, text in enumerate(messages):
         await session.prompt(text, images if index == 0 else None)

@@ -1,25 +1,31 @@
 """RPC mode: JSON commands on stdin, JSON responses and events on stdout, one per line.
 
 Every command may carry an ``id`` that its response echoes, so a client can pipeline commands.
-``prompt`` answers at once and the run streams as events; a failure that happens later is reported
-as a second response to that prompt. A line that is not JSON is answered with a ``parse`` error
-instead of ending the process: one bad line from a client must not cost the user their session.
+``prompt`` answers once its preflight is done (``data.disposition``: started, queued or handled) and
+the run streams as events; a failure after that arrives as events only. A line that is not JSON is
+answered with a ``parse`` error instead of ending the process: one bad line from a client must not
+cost the user their session. Events are written in step with the session (an awaited listener), so
+they interleave with responses in the order things happened.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any
 
 from pi.agent.messages import to_jsonable
 from pi.ai.types import ImageContent
 from pi.app.agent_session import AgentSession
+from pi.app.model_resolver import all_thinking_levels
 from pi.app.modes.jsonl import JsonlWriter, stdin_lines
+from pi.app.modes.rpc_shapes import commands_json, session_stats_json, state_json
 from pi.app.session_events import SessionEvent
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
+logger = logging.getLogger(__name__)
 
 _BESIDE_READER = frozenset({"bash", "compact"})
 """Commands that wait on outside work run beside the command reader, so that the command that stops
@@ -80,8 +86,13 @@ class RpcServer:
             "fork": self._fork,
             "get_fork_messages": self._get_fork_messages,
             "export_html": self._export_html,
+            "clear_queue": self._clear_queue,
+            "get_available_thinking_levels": self._get_available_thinking_levels,
+            "clone": self._clone,
+            "get_entries": self._get_entries,
+            "get_tree": self._get_tree,
         }
-        session.subscribe(self._on_event)
+        session.subscribe(self._on_event, awaited=True)
 
     def register(self, command: str, handler: Handler) -> None:
         """Add a command (sessions, compaction and export register theirs here)."""
@@ -116,7 +127,7 @@ class RpcServer:
         command_type = command.get("type")
         handler = self._handlers.get(command_type) if isinstance(command_type, str) else None
         if handler is None or not isinstance(command_type, str):
-            self._respond(None, str(command_type), False, error=f"Unknown command: {command_type}")
+            self._respond(command.get("id"), str(command_type), False, error=f"Unknown command: {command_type}")
             return
         if command_type in _BESIDE_READER:
             self._spawn(self._dispatch(handler, command, command_type))
@@ -149,36 +160,50 @@ class RpcServer:
 
     # -- commands ----------------------------------------------------------------------------------
 
-    async def _prompt(self, command: dict[str, Any]) -> None:
+    async def _prompt(self, command: dict[str, Any]) -> dict[str, Any]:
         text, images = _text(command), _images(command)
         behavior = command.get("streamingBehavior")
-        if self.session.is_streaming:
-            await self.session.prompt(text, images, behavior)
-            return
-        self.session._require_model()
-        command_id = command.get("id")
+        disposition, run = await self.session.start_prompt(text, images, behavior, source="rpc")
+        if run is not None:
+            self._spawn(self._run_prompt(run))
+        return {"disposition": disposition}
 
-        async def run() -> None:
-            try:
-                await self.session.prompt(text, images, behavior)
-            except Exception as exc:
-                self._respond(command_id, "prompt", False, error=str(exc) or type(exc).__name__)
+    async def _run_prompt(self, run: Callable[[], Any]) -> None:
+        try:
+            await run()
+        except Exception:  # a failure after acceptance is in the event stream already; keep serving
+            logger.exception("a prompt run failed")
 
-        self._spawn(run())
-        # Let the run start, so a get_state right after the response sees it streaming.
-        await asyncio.sleep(0)
+    async def _steer(self, command: dict[str, Any]) -> dict[str, Any]:
+        disposition = await self.session.queue_message(_text(command), _images(command), "steer", source="rpc")
+        return {"disposition": disposition}
 
-    async def _steer(self, command: dict[str, Any]) -> None:
-        self.session.steer(_text(command), _images(command))
-
-    async def _follow_up(self, command: dict[str, Any]) -> None:
-        self.session.follow_up(_text(command), _images(command))
+    async def _follow_up(self, command: dict[str, Any]) -> dict[str, Any]:
+        disposition = await self.session.queue_message(_text(command), _images(command), "followUp", source="rpc")
+        return {"disposition": disposition}
 
     async def _abort(self, command: dict[str, Any]) -> None:
         await self.session.abort()
 
+    async def _clear_queue(self, command: dict[str, Any]) -> dict[str, Any]:
+        steering, follow_up = self.session.clear_queue()
+        return {"steering": steering, "followUp": follow_up}
+
+    async def _get_available_thinking_levels(self, command: dict[str, Any]) -> dict[str, Any]:
+        return {"levels": self.session.available_thinking_levels()}
+
+    async def _clone(self, command: dict[str, Any]) -> dict[str, Any]:
+        return await self.session.clone()
+
+    async def _get_entries(self, command: dict[str, Any]) -> dict[str, Any]:
+        since = command.get("since")
+        return self.session.session.get_entries_data(since if isinstance(since, str) else None)
+
+    async def _get_tree(self, command: dict[str, Any]) -> dict[str, Any]:
+        return self.session.session.get_tree_data()
+
     async def _get_state(self, command: dict[str, Any]) -> dict[str, Any]:
-        return self.session.state_json()
+        return state_json(self.session)
 
     async def _get_messages(self, command: dict[str, Any]) -> dict[str, Any]:
         return {"messages": [to_jsonable(m) for m in self.session.messages]}
@@ -204,8 +229,8 @@ class RpcServer:
 
     async def _set_thinking_level(self, command: dict[str, Any]) -> None:
         level = command.get("level")
-        valid = ("off", "minimal", "low", "medium", "high", "xhigh")
-        if level not in valid:
+        valid = all_thinking_levels()
+        if not isinstance(level, str) or level not in valid:
             raise RpcError(f'Invalid thinking level "{level}". Valid values: {", ".join(valid)}')
         self.session.set_thinking_level(level)
 
@@ -220,10 +245,10 @@ class RpcServer:
         return mode
 
     async def _set_steering_mode(self, command: dict[str, Any]) -> None:
-        self.session.agent.steering_mode = self._queue_mode(command)
+        self.session.set_steering_mode(self._queue_mode(command))
 
     async def _set_follow_up_mode(self, command: dict[str, Any]) -> None:
-        self.session.agent.follow_up_mode = self._queue_mode(command)
+        self.session.set_follow_up_mode(self._queue_mode(command))
 
     async def _set_auto_compaction(self, command: dict[str, Any]) -> None:
         self.session.auto_compaction_enabled = bool(command.get("enabled"))
@@ -235,14 +260,19 @@ class RpcServer:
         self.session.abort_retry()
 
     async def _bash(self, command: dict[str, Any]) -> dict[str, Any]:
-        result = await self.session.execute_bash(_text(command, "command"))
+        command_id = command.get("id")
+        result = await self.session.execute_bash(
+            _text(command, "command"),
+            exclude_from_context=bool(command.get("excludeFromContext")),
+            update_id=command_id if isinstance(command_id, str) else None,
+        )
         return result.to_json_dict()
 
     async def _abort_bash(self, command: dict[str, Any]) -> None:
         self.session.abort_bash()
 
     async def _get_session_stats(self, command: dict[str, Any]) -> dict[str, Any]:
-        return self.session.session_stats()
+        return session_stats_json(self.session)
 
     async def _get_last_assistant_text(self, command: dict[str, Any]) -> dict[str, Any]:
         return {"text": self.session.last_assistant_text()}
@@ -274,28 +304,7 @@ class RpcServer:
         return {"path": self.session.export_html(output if isinstance(output, str) else None)}
 
     async def _get_commands(self, command: dict[str, Any]) -> dict[str, Any]:
-        commands: list[dict[str, Any]] = []
-        for template in self.session.resources.templates:
-            commands.append(
-                {
-                    "name": template.name,
-                    "description": template.description,
-                    "source": "prompt",
-                    "location": template.source,
-                    "path": str(template.path),
-                }
-            )
-        for skill in self.session.resources.skills:
-            commands.append(
-                {
-                    "name": f"skill:{skill.name}",
-                    "description": skill.description,
-                    "source": "skill",
-                    "location": skill.source,
-                    "path": str(skill.path),
-                }
-            )
-        return {"commands": commands}
+        return {"commands": commands_json(self.session)}
 
 
 async def run_rpc_mode(session: AgentSession) -> int:

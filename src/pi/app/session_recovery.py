@@ -1,0 +1,152 @@
+"""What the session does after a run ends badly: retry a transient error, or compact and retry an overflow.
+
+The decision is made once, from what the run reported when it ended (its final assistant message
+and whether it was aborted), at `agent_end`: that is when clients learn `willRetry`, and the same
+decision is carried out after the run. Nothing is inferred from the transcript afterwards, so an
+abort during a tool call, whose last assistant message looks like a normal tool-use reply, is never
+taken for a run to continue.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pi.agent.events import AgentEndEvent
+from pi.ai.abort import AbortController
+from pi.ai.overflow import is_context_overflow
+from pi.ai.types import AssistantMessage
+from pi.app.session_compaction import Compactor
+from pi.app.session_events import AutoRetryEndEvent, AutoRetryStartEvent
+from pi.app.session_runtime import SessionCore
+
+OVERFLOW_RECOVERY_FAILED = (
+    "Context overflow recovery failed after one compact-and-retry attempt. "
+    "Try reducing context or switching to a larger-context model."
+)
+
+
+def is_retryable_error(message: AssistantMessage, context_window: int | None = None) -> bool:
+    """A transient provider failure worth another attempt (never a context overflow)."""
+    from pi.ai.retry_classifier import is_retryable_assistant_error
+
+    return is_retryable_assistant_error(message, context_window)
+
+
+@dataclass(slots=True, frozen=True)
+class RecoveryPlan:
+    kind: Literal["retry", "overflow", "overflow_failed"]
+    message: AssistantMessage
+
+
+class Recovery:
+    def __init__(self, core: SessionCore, compactor: Compactor) -> None:
+        self.core = core
+        self.compactor = compactor
+        self.enabled = core.settings.retry.enabled
+        """Automatic retry of transient errors."""
+        self.attempt = 0
+        self._overflow_attempted = False
+        self._plan: RecoveryPlan | None = None
+        self._controller: AbortController | None = None
+
+    def start_sequence(self) -> None:
+        """A new prompt: attempts count from zero again."""
+        self.attempt = 0
+        self._overflow_attempted = False
+        self._plan = None
+
+    def abort(self) -> None:
+        self._plan = None
+        if self._controller is not None:
+            self._controller.abort()
+
+    def on_agent_end(self, event: AgentEndEvent, aborted: bool) -> bool:
+        """Decide what follows this run; True when a retry (or compact-and-retry) will."""
+        final = next((m for m in reversed(event.messages) if isinstance(m, AssistantMessage)), None)
+        self._plan = None if aborted or final is None else self._decide(final)
+        return self._plan is not None and self._plan.kind != "overflow_failed"
+
+    def _decide(self, final: AssistantMessage) -> RecoveryPlan | None:
+        core = self.core
+        model = core.model
+        if model is None or final.stop_reason not in ("error", "stop"):
+            return None
+        same_model = final.provider == model.provider and final.model == model.id
+        # "stop" counts too: a server that cut the input silently still answered.
+        if same_model and self.compactor.enabled and is_context_overflow(final, model.context_window):
+            return RecoveryPlan("overflow_failed" if self._overflow_attempted else "overflow", final)
+        retry = core.settings.retry
+        if self.enabled and self.attempt < retry.max_retries and is_retryable_error(final, model.context_window):
+            return RecoveryPlan("retry", final)
+        return None
+
+    async def recover(self) -> bool:
+        """Carry out the plan of the run that just ended; True when another run was made."""
+        plan, self._plan = self._plan, None
+        if plan is None or self.core.run.aborted:
+            return False
+        if plan.kind == "overflow_failed":
+            await self.compactor.report_failure("overflow", OVERFLOW_RECOVERY_FAILED)
+            return False
+        if plan.kind == "overflow":
+            return await self._compact_and_retry(plan.message)
+        return await self._retry(plan.message)
+
+    async def _compact_and_retry(self, failed: AssistantMessage) -> bool:
+        self._overflow_attempted = True
+        if not await self.compactor.auto_compact("overflow", will_retry=True):
+            return False  # the error stays the last message, so the caller reports it
+        # The rebuilt context comes from the session file, which keeps the failed reply.
+        messages = self.core.agent.state.messages
+        if messages and isinstance(messages[-1], AssistantMessage) and messages[-1].stop_reason in ("error", "stop"):
+            self.core.agent.replace_messages(messages[:-1])
+        await self.core.agent.continue_run()
+        return True
+
+    def _drop_from_context(self, message: AssistantMessage) -> None:
+        """The failed reply stays in the session file but leaves the context, so the next request is clean."""
+        messages = list(self.core.agent.state.messages)
+        if messages and messages[-1] is message:
+            messages.pop()
+            self.core.agent.replace_messages(messages)
+
+    async def _retry(self, failed: AssistantMessage) -> bool:
+        core = self.core
+        retry = core.settings.retry
+        self.attempt += 1
+        delay_ms = retry.base_delay_ms * 2 ** (self.attempt - 1)
+        await core.events.emit(
+            AutoRetryStartEvent(self.attempt, retry.max_retries, delay_ms, failed.error_message or "")
+        )
+        self._drop_from_context(failed)
+        from pi.ai.http import abortable_sleep
+
+        controller = AbortController()
+        self._controller = controller
+        try:
+            completed = await abortable_sleep(delay_ms / 1000, controller.signal)
+        finally:
+            self._controller = None
+        if not completed or core.run.aborted:
+            await core.events.emit(
+                AutoRetryEndEvent(success=False, attempt=self.attempt, final_error="Retry cancelled")
+            )
+            self.attempt = 0
+            return False
+        await core.agent.continue_run()
+        return True
+
+    async def end_sequence(self) -> None:
+        """After the last attempt: report how the retries ended."""
+        if not self.attempt:
+            return
+        outcome = self.core.agent.last_run
+        final = outcome.final_message if outcome is not None else None
+        failed = outcome is None or outcome.kind != "completed"
+        error = final.error_message if final is not None and failed else None
+        await self.core.events.emit(AutoRetryEndEvent(success=not failed, attempt=self.attempt, final_error=error))
+        self.attempt = 0
+
+
+__all__ = ["OVERFLOW_RECOVERY_FAILED", "Recovery", "RecoveryPlan", "is_retryable_error"]
