@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pi.atomic_file import write_file_atomically
 from pi.session.entries import SessionHeader
 
 
@@ -173,17 +173,7 @@ def create_exclusive(path: Path, lines: Iterable[str], *, fsync: bool = False) -
 
 def write_file_atomic(path: Path, lines: Iterable[str], *, fsync: bool = False) -> None:
     """Replace `path` with `lines` so a reader sees the old file or the new one, never a mix."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        try:
-            _write_all(fd, "".join(line + "\n" for line in lines).encode("utf-8"), fsync=fsync)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_file_atomically(path, "".join(line + "\n" for line in lines), fsync=fsync)
 
 
 __all__ = [

@@ -23,12 +23,12 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
 from pi.ai.types import TextContent
+from pi.atomic_file import write_file_atomically
 from pi.tools.edit_arguments import prepare_edit_arguments
 from pi.tools.fs_errors import FileToolError, error_code, raise_if_aborted
 from pi.tools.mutation_queue import FileMutationQueue, with_file_mutation_queue
 from pi.tools.paths import resolve_to_cwd
 from pi.tools.schema import ToolParams
-from pi.tools.write import write_file_atomically
 
 if TYPE_CHECKING:
     # The matching engine and the diff are imported when an edit runs: a session that never edits

@@ -10,12 +10,9 @@ file; the target's permission bits are kept.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import errno
 import os
 import re
-import stat
-import tempfile
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -25,6 +22,7 @@ from pydantic.alias_generators import to_camel
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
 from pi.ai.types import TextContent
+from pi.atomic_file import write_file_atomically
 from pi.tools.fs_errors import FileToolError, describe_os_error, raise_if_aborted
 from pi.tools.mutation_queue import FileMutationQueue, with_file_mutation_queue
 from pi.tools.paths import resolve_to_cwd
@@ -65,69 +63,6 @@ def encode_utf8(text: str) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
-
-
-def _current_umask() -> int:
-    try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _write_in_place(path: str, data: bytes) -> None:
-    with open(path, "wb") as handle:
-        handle.write(data)
-
-
-def write_file_atomically(path: str, data: bytes) -> None:
-    """Replace `path` (symlinks followed) with `data` so readers see the old or the new file, never half.
-
-    Falls back to writing in place where a rename would change what the file is: a special file,
-    a file with several hard links, one owned by someone else, or a directory we may not create in.
-    A read-only file fails with EACCES, as a plain write would.
-    """
-    target = os.path.realpath(path)
-    try:
-        info: os.stat_result | None = os.stat(target)
-    except FileNotFoundError:
-        info = None
-    if info is not None:
-        if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(21, "Is a directory", path)
-        if not os.access(target, os.W_OK):
-            raise PermissionError(13, "Permission denied", path)
-        euid = os.geteuid() if hasattr(os, "geteuid") else 0
-        if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1 or (euid != 0 and info.st_uid != euid):
-            _write_in_place(target, data)
-            return
-    directory = os.path.dirname(target) or "."
-    try:
-        fd, temp_path = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory)
-    except PermissionError:
-        _write_in_place(target, data)
-        return
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-            # mkstemp creates the file 0600: give it the mode (and owner) the file had or would get.
-            mode = stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~_current_umask()
-            os.chmod(temp_path, mode)
-            if info is not None and hasattr(os, "fchown") and (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
-                with contextlib.suppress(PermissionError):
-                    os.fchown(handle.fileno(), info.st_uid, info.st_gid)
-        os.replace(temp_path, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp_path)
-        raise
 
 
 class LocalWriteOperations:
