@@ -9,7 +9,6 @@ files.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -63,13 +62,10 @@ class CreateSessionOptions:
 
 
 def _docs_dir() -> Path | None:
-    """pi's manual as shipped with the package, when the package ships it."""
-    try:
-        module = importlib.import_module("pi.app.package_docs")
-    except ImportError:  # until the manual ships as package data: the source checkout's copy
-        return Path(__file__).resolve().parents[3]
-    found = module.package_docs_dir()
-    return found if isinstance(found, Path) else None
+    """pi's manual as shipped inside the package (README, docs, examples), for the system prompt."""
+    from pi.app.package_docs import package_docs_dir
+
+    return package_docs_dir()
 
 
 def thinking_budgets_from(settings: SettingsManager) -> ThinkingBudgets | None:

@@ -10,6 +10,8 @@ whether that is fatal (at start-up) or only shown (after a reload).
 from __future__ import annotations
 
 import hashlib
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import inspect
 import itertools
@@ -42,22 +44,42 @@ def module_name(file: Path, generation: int) -> str:
     return f"pi_ext_{digest}_{generation}"
 
 
+class _ExtensionFinder(importlib.abc.MetaPathFinder):
+    """Lets the import system find an extension under its private name while it is being imported.
+
+    Importing through `importlib.import_module` (rather than executing a module by hand) leaves the
+    bookkeeping to Python: the module is registered while it runs, so its relative imports,
+    dataclasses and pickling work, and it is unregistered again if it fails to import.
+    """
+
+    def __init__(self) -> None:
+        self.pending: dict[str, tuple[Path, list[str] | None]] = {}
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        entry = self.pending.get(fullname)
+        if entry is None:
+            return None
+        file, locations = entry
+        return importlib.util.spec_from_file_location(fullname, file, submodule_search_locations=locations)
+
+
+_finder: _ExtensionFinder | None = None
+
+
 def import_extension_module(file: Path, generation: int, package: bool) -> ModuleType:
     """Import `file` under a fresh name (a package's `__init__.py` with its directory searchable)."""
+    global _finder
+    if _finder is None:
+        _finder = _ExtensionFinder()
+        sys.meta_path.append(_finder)
     name = module_name(file, generation)
-    locations = [str(file.parent)] if package else None
-    spec = importlib.util.spec_from_file_location(name, file, submodule_search_locations=locations)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {file}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # needed by relative imports, dataclasses and pickling inside the module
+    _finder.pending[name] = (file, [str(file.parent)] if package else None)
     try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
-            del sys.modules[key]
-        raise
-    return module
+        return importlib.import_module(name)
+    finally:
+        del _finder.pending[name]
 
 
 @dataclass(slots=True)
