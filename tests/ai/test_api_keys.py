@@ -80,7 +80,7 @@ async def test_a_custom_provider_never_receives_the_openai_key(server: ScriptedS
 
 
 @pytest.mark.parametrize(("provider", "api", "variable"), [
-    ("anthropic", "anthropic-messages", "ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY"),
+    ("anthropic", "anthropic-messages", "ANTHROPIC_AUTH_TOKEN or ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY"),
     ("google", "google-generative-ai", "GEMINI_API_KEY"),
 ])  # fmt: skip
 async def test_other_wire_apis_name_their_own_variables(

@@ -227,3 +227,40 @@ def test_unknown_provider_message_suggests_a_key_option(recorder: _Recorder) -> 
         stream_simple(_model("my-proxy"), CONTEXT)
     assert str(info.value).splitlines()[0] == "No API key for provider: my-proxy"
     assert "models.json" in str(info.value) and "pass an API key" in str(info.value)
+
+
+def test_anthropic_auth_token_is_discovered_but_is_not_an_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pi.ai.env_api_keys import env_bearer_token, env_var_names
+
+    assert env_var_names("anthropic") == ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY")
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "bearer-token")
+    assert get_env_api_key("anthropic") is None
+    assert env_bearer_token("anthropic") == "bearer-token"
+    assert env_bearer_token("openai") is None
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api")
+    assert get_env_api_key("anthropic") == "sk-ant-api"
+
+
+def test_pi_16_provider_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pi.ai.env_api_keys import PROVIDER_CONFIG_VARS
+
+    expected = {
+        "ant-ling": "ANT_LING_API_KEY", "deepseek": "DEEPSEEK_API_KEY", "nvidia": "NVIDIA_API_KEY",
+        "radius": "RADIUS_API_KEY", "typesafe": "TYPESAFE_API_KEY", "fireworks": "FIREWORKS_API_KEY",
+        "together": "TOGETHER_API_KEY", "baseten": "BASETEN_API_KEY", "meta": "META_API_KEY",
+        "moonshotai": "MOONSHOT_API_KEY", "moonshotai-cn": "MOONSHOT_API_KEY", "zai-coding-cn": "ZAI_CODING_CN_API_KEY",
+        "xiaomi": "XIAOMI_API_KEY", "xiaomi-token-plan-cn": "XIAOMI_TOKEN_PLAN_CN_API_KEY",
+        "xiaomi-token-plan-ams": "XIAOMI_TOKEN_PLAN_AMS_API_KEY",
+        "xiaomi-token-plan-sgp": "XIAOMI_TOKEN_PLAN_SGP_API_KEY",
+        "cloudflare-workers-ai": "CLOUDFLARE_API_KEY", "cloudflare-ai-gateway": "CLOUDFLARE_API_KEY",
+        "google-vertex": "GOOGLE_CLOUD_API_KEY", "github-copilot": "COPILOT_GITHUB_TOKEN",
+    }  # fmt: skip
+    for provider, name in expected.items():
+        assert ENV_KEYS[provider][0] == name, provider
+    assert ENV_KEYS["github-copilot"] == ("COPILOT_GITHUB_TOKEN",)
+    for provider in ("qwen-token-plan-individual", "qwen-token-plan-individual-cn"):
+        legacy = ENV_KEYS[provider][1]
+        monkeypatch.setenv(legacy, "legacy-key")
+        assert get_env_api_key(provider) == "legacy-key"
+    assert "ANTHROPIC_FEDERATION_RULE_ID" in PROVIDER_CONFIG_VARS["anthropic"]
+    assert "CLOUDFLARE_GATEWAY_ID" in PROVIDER_CONFIG_VARS["cloudflare-ai-gateway"]

@@ -15,10 +15,11 @@ def reply(
     input: int = 0,
     cache_read: int = 0,
     output: int = 0,
+    provider: str = "test",
 ) -> AssistantMessage:
     return AssistantMessage(
         api="openai-completions",
-        provider="test",
+        provider=provider,
         model="m",
         stop_reason=stop_reason,
         error_message=error,
@@ -59,10 +60,13 @@ PROVIDER_MESSAGES = {
     "generic-words": "context length exceeded",
     "generic-tokens": "Request has too many tokens for this model",
     "generic-limit": "Token limit exceeded for this request",
-    "cerebras-400": "400 status code (no body)",
-    "cerebras-413": "413 status code (no body)",
-    "cerebras-bare": "400 (no body)",
+    "zai-cn": "Prompt exceeds max length",
+    "litellm-precall": "litellm.ContextWindowExceededError: Context window exceeded for model gpt-x",
+    "http-413-sdk": "413 Payload Too Large",
+    "http-413-prefixed": 'github-copilot API error (413): {"message":"failed to parse request","code":""}',
 }
+
+CEREBRAS_BODYLESS = ["400 status code (no body)", "413 status code (no body)", "400 (no body)"]
 
 
 @pytest.mark.parametrize("text", PROVIDER_MESSAGES.values(), ids=PROVIDER_MESSAGES.keys())
@@ -73,6 +77,18 @@ def test_provider_overflow_messages_are_recognised(text: str) -> None:
 def test_every_pattern_is_exercised_by_a_provider_message() -> None:
     for pattern in get_overflow_patterns():
         assert any(pattern.search(text) for text in PROVIDER_MESSAGES.values()), pattern.pattern
+
+
+@pytest.mark.parametrize("text", CEREBRAS_BODYLESS)
+def test_a_bodyless_400_or_413_is_overflow_only_from_cerebras(text: str) -> None:
+    assert is_context_overflow(reply("error", text, provider="cerebras"))
+    if not text.startswith("413"):
+        assert not is_context_overflow(reply("error", text, provider="groq"))
+
+
+def test_a_413_counts_only_at_the_start() -> None:
+    assert not is_context_overflow(reply("error", "400 bad request: field 413 is invalid"))
+    assert not is_context_overflow(reply("error", "request id 4130 failed"))
 
 
 def test_matching_ignores_case() -> None:

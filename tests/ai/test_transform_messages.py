@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from pi.ai.transform_messages import (
@@ -58,16 +59,17 @@ def dump(messages: list[Message]) -> list[dict[str, Any]]:
     return [m.to_json_dict() for m in messages]
 
 
-def test_thinking_becomes_plain_text_for_another_model() -> None:
+def test_thinking_of_another_model_is_dropped_not_replayed_as_text() -> None:
     history: list[Message] = [
         UserMessage(content="hi"),
         by(CLAUDE, ThinkingContent(thinking="Let me think.", thinking_signature="sig"), TextContent(text="Hello")),
+        by(CLAUDE, ThinkingContent(thinking="Unsigned musing.")),
     ]
     out = transform_messages(history, GPT)
     assistant = out[1]
     assert isinstance(assistant, AssistantMessage)
-    assert assistant.content == [TextContent(text="Let me think."), TextContent(text="Hello")]
-    assert "<thinking>" not in assistant.content[0].model_dump_json()
+    assert assistant.content == [TextContent(text="Hello")]
+    assert "musing" not in json.dumps(dump(out))
 
 
 def test_same_model_keeps_thinking_and_signatures() -> None:

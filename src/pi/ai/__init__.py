@@ -27,13 +27,16 @@ from pi.ai.types import (
     AssistantMessage,
     Context,
     Cost,
+    CostTier,
     ImageContent,
+    InputLimits,
     Message,
     Model,
     ModelCompat,
     ModelCost,
     ReasoningLevel,
     StopReason,
+    SystemMessage,
     TextContent,
     ThinkingContent,
     ThinkingLevel,
@@ -45,12 +48,35 @@ from pi.ai.types import (
 )
 
 if TYPE_CHECKING:
-    from pi.ai.models import find_models, get_model, get_models, get_providers, models_are_equal
+    from pi.ai.estimate import estimate_context_tokens, fit_max_tokens_to_context
+    from pi.ai.input_limits import image_resize_profile
+    from pi.ai.models import (
+        DEFAULT_MODEL_PER_PROVIDER,
+        find_models,
+        get_default_model,
+        get_model,
+        get_models,
+        get_providers,
+        models_are_equal,
+    )
     from pi.ai.overflow import get_overflow_patterns, is_context_overflow
     from pi.ai.retry_classifier import is_retryable_assistant_error
+    from pi.ai.thinking import clamp_thinking_level, provider_thinking_value, supported_thinking_levels
+    from pi.ai.transcript import render_system_message_update, resolve_transcript, system_message_text
     from pi.ai.validation import ToolValidationError, validate_model_arguments
 
 _LAZY = {
+    "DEFAULT_MODEL_PER_PROVIDER": "pi.ai.models",
+    "get_default_model": "pi.ai.models",
+    "supported_thinking_levels": "pi.ai.thinking",
+    "clamp_thinking_level": "pi.ai.thinking",
+    "provider_thinking_value": "pi.ai.thinking",
+    "resolve_transcript": "pi.ai.transcript",
+    "render_system_message_update": "pi.ai.transcript",
+    "system_message_text": "pi.ai.transcript",
+    "estimate_context_tokens": "pi.ai.estimate",
+    "image_resize_profile": "pi.ai.input_limits",
+    "fit_max_tokens_to_context": "pi.ai.estimate",
     "find_models": "pi.ai.models",
     "get_model": "pi.ai.models",
     "get_models": "pi.ai.models",
@@ -74,6 +100,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DEFAULT_MODEL_PER_PROVIDER",
     "REASONING_LEVELS",
     "THINKING_LEVELS",
     "AbortController",
@@ -84,8 +111,10 @@ __all__ = [
     "AssistantMessageEventStream",
     "Context",
     "Cost",
+    "CostTier",
     "EventStream",
     "ImageContent",
+    "InputLimits",
     "Message",
     "MissingApiKeyError",
     "Model",
@@ -95,6 +124,7 @@ __all__ = [
     "StopReason",
     "StreamFunction",
     "StreamOptions",
+    "SystemMessage",
     "TextContent",
     "ThinkingBudgets",
     "ThinkingContent",
@@ -106,24 +136,34 @@ __all__ = [
     "Usage",
     "UserMessage",
     "calculate_cost",
+    "clamp_thinking_level",
     "complete",
     "complete_simple",
+    "estimate_context_tokens",
     "event_to_json_dict",
     "find_models",
+    "fit_max_tokens_to_context",
     "get_api_provider",
+    "get_default_model",
     "get_env_api_key",
     "get_model",
     "get_models",
     "get_overflow_patterns",
     "get_providers",
+    "image_resize_profile",
     "is_context_overflow",
     "is_retryable_assistant_error",
     "models_are_equal",
     "parse_streaming_json",
+    "provider_thinking_value",
     "register_api_provider",
+    "render_system_message_update",
+    "resolve_transcript",
     "sanitize_surrogates",
     "stream",
     "stream_simple",
+    "supported_thinking_levels",
+    "system_message_text",
     "transform_messages",
     "validate_model_arguments",
 ]

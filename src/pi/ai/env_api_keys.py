@@ -12,7 +12,7 @@ ENV_KEYS: dict[str, tuple[str, ...]] = {
     "openai": ("OPENAI_API_KEY",),
     "azure": ("AZURE_OPENAI_API_KEY",),
     "azure-openai-responses": ("AZURE_OPENAI_API_KEY",),
-    "anthropic": ("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
+    "anthropic": ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
     "google": ("GEMINI_API_KEY",),
     "google-vertex": ("GOOGLE_CLOUD_API_KEY",),
     "github-copilot": ("COPILOT_GITHUB_TOKEN",),
@@ -43,8 +43,8 @@ ENV_KEYS: dict[str, tuple[str, ...]] = {
     "zai-coding-cn": ("ZAI_CODING_CN_API_KEY",),
     "qwen-token-plan": ("QWEN_TOKEN_PLAN_TEAM_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"),
     "qwen-token-plan-cn": ("QWEN_TOKEN_PLAN_TEAM_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"),
-    "qwen-token-plan-individual": ("QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY",),
-    "qwen-token-plan-individual-cn": ("QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY",),
+    "qwen-token-plan-individual": ("QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"),
+    "qwen-token-plan-individual-cn": ("QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"),
     "xiaomi": ("XIAOMI_API_KEY",),
     "xiaomi-token-plan-cn": ("XIAOMI_TOKEN_PLAN_CN_API_KEY",),
     "xiaomi-token-plan-ams": ("XIAOMI_TOKEN_PLAN_AMS_API_KEY",),
@@ -53,7 +53,42 @@ ENV_KEYS: dict[str, tuple[str, ...]] = {
     "cloudflare-ai-gateway": ("CLOUDFLARE_API_KEY",),
 }
 """Each provider's own variables, in the order they are read. A variable is never shared with a
-provider it does not belong to (GitHub Copilot reads only its own token, not a general GitHub one)."""
+provider it does not belong to (GitHub Copilot reads only its own token, not a general GitHub one).
+
+``ANTHROPIC_AUTH_TOKEN`` is listed for discovery (it counts as Anthropic being configured) but is not
+an API key: it is sent as ``Authorization: Bearer`` (`env_bearer_token`), and only when the request
+carries no API key of its own."""
+
+BEARER_TOKEN_VARS: dict[str, str] = {"anthropic": "ANTHROPIC_AUTH_TOKEN"}
+"""Variables holding a token sent as ``Authorization: Bearer`` rather than as the provider's key header."""
+
+PROVIDER_CONFIG_VARS: dict[str, tuple[str, ...]] = {
+    "anthropic": (
+        "ANTHROPIC_FEDERATION_RULE_ID",
+        "ANTHROPIC_ORGANIZATION_ID",
+        "ANTHROPIC_IDENTITY_TOKEN_FILE",
+        "ANTHROPIC_SERVICE_ACCOUNT_ID",
+        "ANTHROPIC_WORKSPACE_ID",
+    ),
+    "azure": ("AZURE_OPENAI_BASE_URL", "AZURE_OPENAI_RESOURCE_NAME", "AZURE_OPENAI_API_VERSION"),
+    "google-vertex": (
+        "GOOGLE_CLOUD_PROJECT",
+        "GCLOUD_PROJECT",
+        "GOOGLE_CLOUD_LOCATION",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+    ),
+    "amazon-bedrock": (
+        "AWS_PROFILE",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_REGION",
+        "AWS_BEARER_TOKEN_BEDROCK",
+    ),
+    "cloudflare-workers-ai": ("CLOUDFLARE_ACCOUNT_ID",),
+    "cloudflare-ai-gateway": ("CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID"),
+}
+"""Other variables a provider reads (accounts, regions, workload identity), for `--help` and diagnostics."""
 
 _AWS_VARS = (
     "AWS_PROFILE",
@@ -69,9 +104,18 @@ def env_var_names(provider: str) -> tuple[str, ...]:
     return ENV_KEYS.get(provider, ())
 
 
+def env_bearer_token(provider: str) -> str | None:
+    """A bearer token for `provider` from the environment (``ANTHROPIC_AUTH_TOKEN``), or None."""
+    name = BEARER_TOKEN_VARS.get(provider)
+    return (os.environ.get(name) or None) if name else None
+
+
 def get_env_api_key(provider: str) -> str | None:
-    """The key for `provider` from the environment, or None."""
+    """The key for `provider` from the environment, or None (bearer-token variables are not keys)."""
+    bearer = BEARER_TOKEN_VARS.get(provider)
     for name in ENV_KEYS.get(provider, ()):
+        if name == bearer:
+            continue
         value = os.environ.get(name)
         if value:
             return value
@@ -96,4 +140,12 @@ def _has_aws_credentials() -> bool:
     return bool(os.environ.get("AWS_ACCESS_KEY_ID") and os.environ.get("AWS_SECRET_ACCESS_KEY"))
 
 
-__all__ = ["AUTHENTICATED", "ENV_KEYS", "env_var_names", "get_env_api_key"]
+__all__ = [
+    "AUTHENTICATED",
+    "BEARER_TOKEN_VARS",
+    "ENV_KEYS",
+    "PROVIDER_CONFIG_VARS",
+    "env_bearer_token",
+    "env_var_names",
+    "get_env_api_key",
+]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, TypeAlias
 
 from pi.ai.abort import AbortSignal
-from pi.ai.types import CacheRetention, Model, ReasoningLevel, ThinkingLevel
+from pi.ai.types import CacheRetention, Context, Model, ReasoningLevel, ThinkingLevel
 
 OnPayload: TypeAlias = Callable[[dict[str, Any], Model], "dict[str, Any] | Awaitable[dict[str, Any] | None] | None"]
 """Sees the request body before it is sent; a returned dict replaces it wholesale."""
@@ -94,8 +94,9 @@ def clamp_reasoning(level: ThinkingLevel | None) -> BudgetLevel | None:
 
 
 def supports_xhigh(model: Model) -> bool:
-    """Models with an effort above high (OpenAI's ``xhigh``, Anthropic's adaptive ``max``)."""
-    return any(tag in model.id for tag in ("gpt-5.2", "gpt-5.3", "gpt-5.4", "opus-4-6", "opus-4.6"))
+    """Whether `model` has a level above high: its thinking-level map names ``xhigh`` or ``max``."""
+    mapping = model.thinking_level_map or {}
+    return bool(model.reasoning) and any(mapping.get(level) is not None for level in ("xhigh", "max"))
 
 
 def strongest_effort(model: Model) -> Literal["xhigh", "high"]:
@@ -103,17 +104,35 @@ def strongest_effort(model: Model) -> Literal["xhigh", "high"]:
     return "xhigh" if supports_xhigh(model) else "high"
 
 
-def effort_level(model: Model, level: ThinkingLevel | None) -> Literal[BudgetLevel, "xhigh"] | None:
-    """The effort to ask `model` for: xhigh and max become the model's strongest effort."""
-    on = reasoning_level(level)
-    if on == "xhigh" or on == "max":
-        return strongest_effort(model)
-    return on
+def effort_level(model: Model, level: ThinkingLevel | None) -> str | None:
+    """The provider's value for `level` on `model`, after clamping to the levels the model has.
+
+    None means no reasoning: no level, or ``off`` on a model that has it (a model that always
+    reasons turns ``off`` into its lightest level). A model whose thinking-level map names a level
+    sends the mapped value (``"max"``, ``"none"``, ...).
+    """
+    from pi.ai.thinking import clamp_thinking_level, provider_thinking_value
+
+    if level is None:
+        return None
+    clamped = clamp_thinking_level(model, level)
+    if clamped == "off":
+        return None
+    return provider_thinking_value(model, clamped)
 
 
-def simple_max_tokens(model: Model, options: StreamOptions) -> int:
-    """Default output budget of `stream_simple`: the model's maximum, capped at 32k."""
-    return options.max_tokens or min(model.max_tokens, 32000)
+def simple_max_tokens(model: Model, options: StreamOptions, context: Context | None = None) -> int:
+    """Output budget of `stream_simple`: the requested or the model's maximum, fitted to the window.
+
+    With `context`, the budget leaves the estimated input plus a margin free (see
+    `pi.ai.estimate.fit_max_tokens_to_context`).
+    """
+    requested = options.max_tokens or model.max_tokens
+    if context is None:
+        return requested
+    from pi.ai.estimate import fit_max_tokens_to_context
+
+    return fit_max_tokens_to_context(model, context, requested)
 
 
 def adjust_max_tokens_for_thinking(

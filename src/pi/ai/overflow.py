@@ -18,12 +18,14 @@ from functools import cache
 from pi.ai.types import AssistantMessage
 
 _OVERFLOW_SOURCES: tuple[str, ...] = (
-    r"prompt is too long",  # Anthropic
+    r"prompt (?:is )?too long",  # Anthropic, z.ai
+    r"prompt exceeds max length",  # z.ai's China endpoint
     r"request_too_large",  # Anthropic, request body over the byte limit (413)
     r"input is too long for requested model",  # Amazon Bedrock
     r"exceeds the context window",  # OpenAI, Completions and Responses
     # LiteLLM and other OpenAI-compatible proxies, Bedrock Mantle ("... (262144)")
     r"exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))",
+    r"context window exceeded",  # LiteLLM's own pre-call check
     r"input token count.*exceeds the maximum",  # Google Gemini
     r"maximum prompt length is \d+",  # xAI
     r"reduce the length of the messages",  # Groq
@@ -43,8 +45,13 @@ _OVERFLOW_SOURCES: tuple[str, ...] = (
     r"context[_ ]length[_ ]exceeded",  # generic
     r"too many tokens",  # generic
     r"token limit exceeded",  # generic
-    r"^4(?:00|13)\s*(?:status code)?\s*\(no body\)",  # Cerebras answers an oversized prompt with an empty 400/413
+    # A 413 is a request too large, whoever sends it: an SDK-style "413 ..." or "<name> API error (413):" at the
+    # start (a 413 mentioned inside a body does not count).
+    r"^(?:[\w -]+ API error \(413\):|413(?:\s|:|$))",
 )
+
+_CEREBRAS_BODYLESS = r"^4(?:00|13)\s*(?:status code)?\s*\(no body\)"
+"""Cerebras answers an oversized prompt with an empty 400 or 413; elsewhere an empty 400 means something else."""
 
 _NOT_OVERFLOW_SOURCES: tuple[str, ...] = (
     r"^(?:Throttling error|Service unavailable):",  # Bedrock throttling says "Too many tokens" too
@@ -72,10 +79,11 @@ def is_context_overflow(message: AssistantMessage, context_window: int | None = 
     """
     if message.stop_reason == "error" and message.error_message:
         text = message.error_message
-        if not any(p.search(text) for p in _compiled(_NOT_OVERFLOW_SOURCES)) and any(
-            p.search(text) for p in _compiled(_OVERFLOW_SOURCES)
-        ):
-            return True
+        if not any(p.search(text) for p in _compiled(_NOT_OVERFLOW_SOURCES)):
+            if any(p.search(text) for p in _compiled(_OVERFLOW_SOURCES)):
+                return True
+            if message.provider == "cerebras" and _compiled((_CEREBRAS_BODYLESS,))[0].search(text):
+                return True
     if context_window is None or context_window <= 0:
         return False
     used = message.usage.input + message.usage.cache_read

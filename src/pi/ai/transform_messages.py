@@ -2,8 +2,10 @@
 
 A session can switch models mid-way. What one provider wrote (signed thinking, opaque signatures,
 tool-call ids in its own alphabet) may be rejected by another, and an aborted turn can leave tool
-calls with no result, which every API refuses. Every provider's message converter runs this first.
-The input is never mutated.
+calls with no result, which every API refuses. Thinking written by another model is dropped: it was
+that model's scratch work, and replayed as text it would read as something the new model said.
+Every provider's message converter runs this first. The input is never mutated; system messages
+pass through untouched.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pi.ai.types import (
     ImageContent,
     Message,
     Model,
+    SystemMessage,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -54,10 +57,12 @@ def transform_messages(
             if not vision and any(isinstance(block, ImageContent) for block in message.content):
                 updates["content"] = _without_images(message.content, TOOL_IMAGE_OMITTED)
             first.append(message.model_copy(update=updates) if updates else message)
-        else:
+        elif isinstance(message, UserMessage):
             content = message.content
             if not vision and not isinstance(content, str) and any(isinstance(b, ImageContent) for b in content):
                 message = message.model_copy(update={"content": _without_images(content, IMAGE_OMITTED)})
+            first.append(message)
+        else:
             first.append(message)
     return _repair_tool_results(first)
 
@@ -92,9 +97,8 @@ def _transform_assistant(
             if same and block.thinking_signature:
                 content.append(block)
                 continue
-            if not block.thinking.strip():
-                continue
-            content.append(block if same else TextContent(text=block.thinking))
+            if same and block.thinking.strip():
+                content.append(block)
         elif isinstance(block, TextContent):
             content.append(block if same else TextContent(text=block.text))
         else:
@@ -149,6 +153,8 @@ def _repair_tool_results(messages: list[Message]) -> list[Message]:
             if any(call.id == message.tool_call_id for call in pending):
                 pending[:] = [call for call in pending if call.id != message.tool_call_id]
                 out.append(message)
+        elif isinstance(message, SystemMessage):
+            out.append(message)  # a prompt update does not close the open tool calls
         else:
             assert isinstance(message, UserMessage)
             flush()

@@ -35,7 +35,9 @@ ReasoningLevel: TypeAlias = Literal["minimal", "low", "medium", "high", "xhigh",
 
 REASONING_LEVELS: tuple[ReasoningLevel, ...] = ("minimal", "low", "medium", "high", "xhigh", "max")
 
-StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
+StopReason: TypeAlias = Literal["pending", "stop", "length", "toolUse", "error", "aborted", "deferred"]
+"""Why a reply ended. ``"pending"`` marks a reply still streaming (never stored); ``"deferred"`` one whose
+result is fetched later through its `deferred` handle."""
 CacheRetention: TypeAlias = Literal["none", "short", "long"]
 
 
@@ -88,6 +90,11 @@ class ToolCall(PiModel):
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     thought_signature: str | None = None
+    namespace: str | None = None
+    """The namespace the call was made in (OpenAI Responses), replayed with the call."""
+    arguments_error: str | None = None
+    """Set when the complete arguments text was not a JSON object (`arguments` is then empty): the
+    parse error and the text received, reported to the model instead of running the tool."""
 
 
 UserContent: TypeAlias = Annotated[TextContent | ImageContent, Field(discriminator="type")]
@@ -106,6 +113,8 @@ class Cost(PiModel):
     cache_read: float = 0.0
     cache_write: float = 0.0
     total: float = 0.0
+    total_from_provider: bool | None = None
+    """True when `total` is what the provider billed; False or unset when it is the catalog estimate."""
 
 
 class Usage(PiModel):
@@ -115,8 +124,20 @@ class Usage(PiModel):
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    reasoning: int | None = None
+    """Reasoning tokens, already counted in `output`; None when the provider does not break them out."""
+    cache_write_1h: int | None = Field(default=None, alias="cacheWrite1h")
+    """The part of `cache_write` written for one hour (priced at twice the input price)."""
     total_tokens: int = 0
     cost: Cost = Field(default_factory=Cost)
+
+
+class Tool(PiModel):
+    """What a model is told about a tool; `parameters` is a JSON Schema object."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
 # --- messages -------------------------------------------------------------------------------------
@@ -128,16 +149,70 @@ class UserMessage(PiModel):
     timestamp: int = Field(default_factory=now_ms)
 
 
+class AssistantDiagnostic(PiModel):
+    """Something noteworthy that happened while producing a reply (a recovered error, a fallback)."""
+
+    type: str | None = None
+    timestamp: int | None = None
+    error: dict[str, Any] | None = None
+    """``{name?, message, stack?, code?}`` of the error concerned."""
+    details: dict[str, Any] | None = None
+
+
+class DeferredHandle(PiModel):
+    """Where to fetch a reply that the provider finishes later (``stopReason: "deferred"``)."""
+
+    provider: str
+    model_id: str
+    api: str
+    id: str
+    expires_at: int | None = None
+    poll_after_ms: int | None = None
+    data: Any = None
+
+
 class AssistantMessage(PiModel):
     role: Literal["assistant"] = "assistant"
     content: list[AssistantContent] = Field(default_factory=list)
     api: Api
     provider: Provider
     model: str
+    response_model: str | None = None
+    """The model id the server says answered, when it differs from or refines `model`."""
+    response_id: str | None = None
+    provider_thinking_level: str | None = None
+    """The provider's own effort value sent for this reply (e.g. ``"medium"``, a token budget)."""
+    thinking_level: ThinkingLevel | None = None
+    """The pi thinking level requested for this reply."""
+    diagnostics: list[AssistantDiagnostic] | None = None
     usage: Usage = Field(default_factory=Usage)
     stop_reason: StopReason = "stop"
+    deferred: DeferredHandle | None = None
     error_message: str | None = None
+    raw_stop_reason: str | None = None
+    """The stop reason exactly as the provider sent it (``"end_turn"``, ``"tool_calls"``, ...)."""
+    end_turn: bool | None = None
     timestamp: int = Field(default_factory=now_ms)
+    duration_ms: int | None = None
+    """Milliseconds from `timestamp` to the end of the reply."""
+
+
+class NestedToolCall(PiModel):
+    """One call a tool made to another tool while it ran."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] | None = None
+    arguments_bytes: int | None = None
+    status: Literal["ok", "error", "unfinished"] = "ok"
+    duration_ms: int | None = None
+    error: str | None = None
+
+
+class NestedToolCalls(PiModel):
+    calls: list[NestedToolCall] = Field(default_factory=list)
+    complete: bool = True
+    """False when calls were dropped, their arguments left out, or some had not finished."""
 
 
 class ToolResultMessage(PiModel):
@@ -146,22 +221,43 @@ class ToolResultMessage(PiModel):
     tool_name: str
     content: list[ToolResultContent] = Field(default_factory=list)
     details: Any = None
+    usage: Usage | None = None
+    """Model usage of the tool's own work; not part of the conversation's context accounting."""
+    nested_calls: NestedToolCalls | Any = None
+    """Calls this tool made to other tools; kept for the record, never sent to a model. A value of
+    another shape (from a newer writer) is kept as it is."""
     is_error: bool = False
+    timestamp: int = Field(default_factory=now_ms)
+    duration_ms: int | None = None
+
+
+class ToolReference(PiModel):
+    name: str
+
+
+class SystemMessage(PiModel):
+    """The system prompt and tool declarations as of this point of the conversation.
+
+    The first one is the prompt; later ones change it: `content` adds instructions, `sections`
+    replace named sections (None removes one), `tools_added` / `tools_removed` change the tool set.
+    Providers that accept system messages mid-conversation get each in place; for the others
+    `pi.ai.transcript.resolve_transcript` folds them all into the leading prompt.
+    """
+
+    role: Literal["system"] = "system"
+    content: str | list[TextContent] = ""
+    sections: dict[str, str | None] | None = None
+    tools_added: list[Tool] | None = None
+    tools_removed: list[ToolReference] | None = None
     timestamp: int = Field(default_factory=now_ms)
 
 
-Message: TypeAlias = Annotated[UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")]
+Message: TypeAlias = Annotated[
+    UserMessage | AssistantMessage | ToolResultMessage | SystemMessage, Field(discriminator="role")
+]
 
 
 # --- tools and context ----------------------------------------------------------------------------
-
-
-class Tool(PiModel):
-    """What a model is told about a tool; `parameters` is a JSON Schema object."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
 class Context(PiModel):
@@ -173,6 +269,16 @@ class Context(PiModel):
 # --- models ---------------------------------------------------------------------------------------
 
 
+class CostTier(PiModel):
+    """Prices that apply to the whole request once its input exceeds `input_tokens_above` tokens."""
+
+    input_tokens_above: int
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
 class ModelCost(PiModel):
     """Prices in US dollars per million tokens."""
 
@@ -180,6 +286,8 @@ class ModelCost(PiModel):
     output: float = 0.0
     cache_read: float = 0.0
     cache_write: float = 0.0
+    tiers: list[CostTier] | None = None
+    """Higher prices for long prompts; the highest tier the input exceeds prices the whole request."""
 
 
 class RoutingPreferences(PiModel):
@@ -188,10 +296,11 @@ class RoutingPreferences(PiModel):
 
 
 class ModelCompat(PiModel):
-    """Per-model overrides of what an OpenAI-compatible server accepts.
+    """Per-model overrides of what a server accepts on the model's wire API.
 
     Every field is optional: unset fields fall back to what the provider module detects from the
-    provider name and base URL. Keys of other APIs' compat objects are kept as extra fields.
+    provider name and base URL (see each API's compat resolver for the defaults). Keys this class
+    does not name are kept as extra fields and read by the resolvers by their camelCase name.
     """
 
     supports_store: bool | None = None
@@ -207,6 +316,47 @@ class ModelCompat(PiModel):
     open_router_routing: RoutingPreferences | None = None
     vercel_gateway_routing: RoutingPreferences | None = None
     supports_strict_mode: bool | None = None
+    requires_tools_with_tool_history: bool | None = None
+    requires_non_null_assistant_content: bool | None = None
+    supports_mid_convo_system_messages: bool | None = None
+    cache_control_format: Literal["anthropic"] | None = None
+    prompt_cache_key_mode: Literal["auto", "enabled", "disabled"] | None = None
+    supports_long_cache_retention: bool | None = None
+    chat_template_kwargs: dict[str, Any] | None = None
+    supports_eager_tool_input_streaming: bool | None = None
+    supports_cache_control_on_tools: bool | None = None
+    supports_temperature: bool | None = None
+    supports_max_output_tokens: bool | None = None
+
+
+class ImageResize(PiModel):
+    """How images are shrunk before they are sent: the largest size and encoded length a model takes."""
+
+    max_width: int = 2000
+    max_height: int = 2000
+    max_bytes: int = 4_718_592
+    """Largest base64 length (4.5 MiB)."""
+    jpeg_quality: int = 80
+
+
+class ImageInputLimits(PiModel):
+    resize: ImageResize | None = None
+    max_per_message: int | None = None
+    max_per_request: int | None = None
+
+
+class InputLimits(PiModel):
+    """What a model's API accepts in one request, for the code that prepares attachments and images."""
+
+    max_request_bytes: int | None = None
+    images: ImageInputLimits | None = None
+
+
+class PromptCache(PiModel):
+    """How long the provider keeps a cached prompt prefix, in seconds, for each retention."""
+
+    short: int | None = None
+    long: int | None = None
 
 
 class Model(PiModel):
@@ -222,6 +372,15 @@ class Model(PiModel):
     max_tokens: int = 16384
     headers: dict[str, str] | None = None
     compat: ModelCompat | None = None
+    thinking_level_map: dict[str, str | None] | None = None
+    """pi thinking level → the value sent to the provider; None marks a level the model lacks.
+    ``xhigh`` and ``max`` exist only where they are mapped (see `pi.ai.thinking`)."""
+    input_limits: InputLimits | None = None
+    prompt_cache: PromptCache | None = None
+    sampling_params: dict[str, Any] | None = None
+    """Merged into every request body (OpenAI-compatible APIs only)."""
+    sampling_params_by_thinking_level: dict[str, dict[str, Any]] | None = None
+    """Per thinking level, merged after `sampling_params`."""
 
 
 __all__ = [
@@ -229,25 +388,36 @@ __all__ = [
     "THINKING_LEVELS",
     "Api",
     "AssistantContent",
+    "AssistantDiagnostic",
     "AssistantMessage",
     "CacheRetention",
     "Context",
     "Cost",
+    "CostTier",
+    "DeferredHandle",
     "ImageContent",
+    "ImageInputLimits",
+    "ImageResize",
+    "InputLimits",
     "Message",
     "Model",
     "ModelCompat",
     "ModelCost",
+    "NestedToolCall",
+    "NestedToolCalls",
     "PiModel",
+    "PromptCache",
     "Provider",
     "ReasoningLevel",
     "RoutingPreferences",
     "StopReason",
+    "SystemMessage",
     "TextContent",
     "ThinkingContent",
     "ThinkingLevel",
     "Tool",
     "ToolCall",
+    "ToolReference",
     "ToolResultContent",
     "ToolResultMessage",
     "Usage",

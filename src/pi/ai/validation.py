@@ -55,4 +55,14 @@ def validate_model_arguments(tool_name: str, params_model: type[BaseModel], argu
         raise ToolValidationError(format_validation_failure(tool_name, problems, arguments)) from None
 
 
-__all__ = ["ToolValidationError", "format_validation_failure", "validate_model_arguments"]
+def check_tool_call_arguments(tool_name: str, arguments_error: str | None) -> None:
+    """Raise ToolValidationError when the model's arguments text could not be read at all.
+
+    Called before `validate_model_arguments` with the call's `arguments_error`; the text says
+    ``Invalid arguments for tool "<name>": <parse error>`` and quotes what the model sent.
+    """
+    if arguments_error:
+        raise ToolValidationError(f'Invalid arguments for tool "{tool_name}": {arguments_error}')
+
+
+__all__ = ["ToolValidationError", "check_tool_call_arguments", "format_validation_failure", "validate_model_arguments"]

@@ -27,6 +27,7 @@ from pi.ai.types import (
     ImageContent,
     Message,
     Model,
+    ModelCompat,
     ModelCost,
     TextContent,
     ThinkingContent,
@@ -571,7 +572,7 @@ async def test_headers_defaults_then_model_then_options(server: ScriptedServer) 
     assert "authorization" not in headers
     assert headers["anthropic-version"] == "2023-06-01"
     assert headers["anthropic-dangerous-direct-browser-access"] == "true"
-    assert headers["anthropic-beta"] == "fine-grained-tool-streaming-2025-05-14,interleaved-thinking-2025-05-14"
+    assert headers["anthropic-beta"] == "interleaved-thinking-2025-05-14"
     assert (headers["x-model"], headers["x-both"], headers["x-opt"]) == ("m", "options", "o")
 
 
@@ -582,7 +583,34 @@ async def test_headers_from_options_replace_defaults(server: ScriptedServer) -> 
 
 async def test_interleaved_beta_can_be_turned_off(server: ScriptedServer) -> None:
     await sent_body(server, ctx(), extra={"interleaved_thinking": False})
-    assert server.requests[-1].headers["anthropic-beta"] == "fine-grained-tool-streaming-2025-05-14"
+    assert "anthropic-beta" not in server.requests[-1].headers
+
+
+async def test_fine_grained_streaming_beta_only_without_eager_tool_input(server: ScriptedServer) -> None:
+    tool = Tool(name="read", description="Read a file.")
+    eager = await sent_body(server, ctx(tools=[tool]))
+    assert eager["tools"][0]["eager_input_streaming"] is True
+    assert "fine-grained" not in server.requests[-1].headers["anthropic-beta"]
+    no_eager = make_model(server, compat=ModelCompat(supports_eager_tool_input_streaming=False))
+    body = await sent_body(server, ctx(tools=[tool]), no_eager)
+    assert "eager_input_streaming" not in body["tools"][0]
+    assert "fine-grained-tool-streaming-2025-05-14" in server.requests[-1].headers["anthropic-beta"]
+
+
+async def test_cache_control_on_the_last_tool_unless_the_host_refuses_it(server: ScriptedServer) -> None:
+    tools = [Tool(name="read", description="Read."), Tool(name="ls", description="List.")]
+    body = await sent_body(server, ctx(tools=tools))
+    assert "cache_control" not in body["tools"][0]
+    assert body["tools"][1]["cache_control"] == {"type": "ephemeral"}
+    refusing = make_model(server, compat=ModelCompat(supports_cache_control_on_tools=False))
+    body = await sent_body(server, ctx(tools=tools), refusing)
+    assert all("cache_control" not in tool for tool in body["tools"])
+
+
+async def test_temperature_is_left_out_where_the_model_refuses_it(server: ScriptedServer) -> None:
+    assert (await sent_body(server, ctx(), temperature=0.4))["temperature"] == 0.4
+    refusing = make_model(server, compat=ModelCompat(supports_temperature=False))
+    assert "temperature" not in await sent_body(server, ctx(), refusing, temperature=0.4)
 
 
 async def test_system_prompt_and_last_user_block_carry_cache_control(server: ScriptedServer) -> None:
@@ -639,16 +667,23 @@ async def test_tools_are_sent_with_input_schema_and_tool_choice(server: Scripted
         {
             "name": "read",
             "description": "Read a file.",
-            "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+            "eager_input_streaming": True,
+            "input_schema": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+                "additionalProperties": False,
+            },
         },
         {
             "name": "now",
             "description": "Current time.",
+            "eager_input_streaming": True,
             "input_schema": {"type": "object", "properties": {}, "required": []},
+            "cache_control": {"type": "ephemeral"},
         },
     ]
     assert body["tool_choice"] == {"type": "any"}
-    assert "cache_control" not in json.dumps(body["tools"])
 
     named = await sent_body(server, ctx(tools=[tool]), extra={"tool_choice": {"type": "tool", "name": "read"}})
     assert named["tool_choice"] == {"type": "tool", "name": "read"}
@@ -724,14 +759,14 @@ async def test_raw_adaptive_thinking_with_effort(server: ScriptedServer) -> None
     body = await sent_body(server, ctx(), opus, extra={"thinking_enabled": True, "effort": "max"})
     assert body["thinking"] == {"type": "adaptive"}
     assert body["output_config"] == {"effort": "max"}
-    assert server.requests[-1].headers["anthropic-beta"] == "fine-grained-tool-streaming-2025-05-14"
+    assert "anthropic-beta" not in server.requests[-1].headers
 
 
 async def test_simple_budget_thinking_adjusts_max_tokens(server: ScriptedServer) -> None:
     request = await sent_simple(server, make_model(server), reasoning="medium", temperature=0.7)
     body = request.json()
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 8192}
-    assert body["max_tokens"] == 32_000 + 8192
+    assert body["max_tokens"] == 64_000  # the model's limit: the window has room for it
     assert "temperature" not in body
     assert "output_config" not in body
     assert "interleaved-thinking-2025-05-14" in request.headers["anthropic-beta"]
@@ -751,8 +786,8 @@ async def test_simple_budget_shrinks_when_the_model_limit_is_small(server: Scrip
         ("claude-opus-4-6", "low", "low"),
         ("claude-opus-4-6", "medium", "medium"),
         ("claude-opus-4-6", "high", "high"),
-        ("claude-opus-4-6", "xhigh", "max"),
-        ("claude-opus-4-6", "max", "max"),
+        ("claude-opus-4-6", "xhigh", "high"),
+        ("claude-opus-4-6", "max", "high"),
         ("claude-sonnet-4-6", "xhigh", "high"),
         ("claude-sonnet-4-6", "max", "high"),
         ("claude-sonnet-4.6", "medium", "medium"),
@@ -765,16 +800,31 @@ async def test_simple_adaptive_thinking_uses_effort(
     body = request.json()
     assert body["thinking"] == {"type": "adaptive"}
     assert body["output_config"] == {"effort": effort}
-    assert body["max_tokens"] == 32_000
+    assert body["max_tokens"] == 64_000
     assert "temperature" not in body
-    assert "interleaved-thinking" not in request.headers["anthropic-beta"]
+    assert "interleaved-thinking" not in request.headers.get("anthropic-beta", "")
+
+
+@pytest.mark.parametrize(("level", "effort"), [("off", "low"), ("high", "high"), ("xhigh", "xhigh"), ("max", "max")])
+async def test_simple_adaptive_effort_follows_the_thinking_level_map(
+    server: ScriptedServer, level: str, effort: str
+) -> None:
+    mapped = make_model(
+        server,
+        id="claude-sonnet-5",
+        thinking_level_map={"off": None, "xhigh": "xhigh", "max": "max"},
+        compat=ModelCompat.model_validate({"forceAdaptiveThinking": True}),
+    )
+    body = (await sent_simple(server, mapped, reasoning=level)).json()
+    assert body["thinking"] == {"type": "adaptive"}
+    assert body["output_config"] == {"effort": effort}
 
 
 async def test_simple_without_reasoning_sends_no_thinking(server: ScriptedServer) -> None:
     body = (await sent_simple(server, make_model(server), temperature=0.2)).json()
     assert "thinking" not in body and "output_config" not in body
     assert body["temperature"] == 0.2
-    assert body["max_tokens"] == 32_000
+    assert body["max_tokens"] == 64_000
     off = (await sent_simple(server, make_model(server), reasoning="off", temperature=0.2)).json()
     assert off == body
 
@@ -782,7 +832,7 @@ async def test_simple_without_reasoning_sends_no_thinking(server: ScriptedServer
 async def test_simple_max_on_a_budget_model_takes_the_largest_budget(server: ScriptedServer) -> None:
     body = (await sent_simple(server, make_model(server), reasoning="max")).json()
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 16384}
-    assert body["max_tokens"] == min(32_000 + 16384, make_model(server).max_tokens)
+    assert body["max_tokens"] == make_model(server).max_tokens
 
 
 async def test_simple_reasoning_on_a_non_reasoning_model_sends_no_thinking(server: ScriptedServer) -> None:
@@ -955,9 +1005,7 @@ async def test_oauth_token_uses_bearer_claude_code_identity_and_tool_names(serve
     headers = request.headers
     assert headers["authorization"] == f"Bearer {OAUTH_KEY}"
     assert "x-api-key" not in headers
-    assert headers["anthropic-beta"] == (
-        "claude-code-20250219,oauth-2025-04-20,fine-grained-tool-streaming-2025-05-14,interleaved-thinking-2025-05-14"
-    )
+    assert headers["anthropic-beta"] == ("claude-code-20250219,oauth-2025-04-20,interleaved-thinking-2025-05-14")
     assert headers["user-agent"] == "claude-cli/2.1.75"
     assert headers["x-app"] == "cli"
     body = request.json()
@@ -1016,3 +1064,37 @@ async def test_message_stop_then_the_end_of_the_body_keeps_the_connection(keep_a
         _, final = await complete(keep_alive_server, ctx(), model)
         assert final.content == [TextContent(text=text)]
     assert keep_alive_server.connections == 1
+
+
+async def test_auth_token_from_the_environment_is_sent_as_bearer(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "gateway-token")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_OAUTH_TOKEN", raising=False)
+    await sent_body(server, ctx(), api_key=None)
+    headers = server.requests[-1].headers
+    assert headers["authorization"] == "Bearer gateway-token"
+    assert "x-api-key" not in headers
+    await sent_body(server, ctx())  # an API key of the request's own: the token is ignored
+    headers = server.requests[-1].headers
+    assert headers["x-api-key"] == API_KEY and "authorization" not in headers
+
+
+async def test_system_messages_are_folded_into_the_system_prompt(server: ScriptedServer) -> None:
+    from pi.ai.types import SystemMessage, ToolReference
+
+    history = Context(
+        messages=[
+            SystemMessage(
+                content="Base.", sections={"rules": "One."}, tools_added=[Tool(name="read", description="R")]
+            ),
+            UserMessage(content="a"),
+            SystemMessage(sections={"rules": "Two."}, tools_removed=[ToolReference(name="read")]),
+            UserMessage(content="b"),
+        ]
+    )
+    body = await sent_body(server, history)
+    assert [block["text"] for block in body["system"]] == ["Base.\n\nTwo."]
+    assert "tools" not in body
+    assert [m["role"] for m in body["messages"]] == ["user", "user"]

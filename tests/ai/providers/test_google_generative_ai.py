@@ -532,9 +532,20 @@ async def test_custom_budgets_win(server: ScriptedServer) -> None:
     assert body["generationConfig"]["thinkingConfig"] == {"includeThoughts": True, "thinkingBudget": 4000}
 
 
-async def test_simple_without_level_sends_no_thinking_and_caps_output(server: ScriptedServer) -> None:
-    body = await sent_body(server, gemini_model(server), user_context(), StreamOptions(), simple=True)
-    assert body["generationConfig"] == {"maxOutputTokens": 32000}
+async def test_simple_without_level_sends_no_thinking_and_the_models_output_limit(server: ScriptedServer) -> None:
+    model = gemini_model(server)
+    body = await sent_body(server, model, user_context(), StreamOptions(), simple=True)
+    assert body["generationConfig"] == {"maxOutputTokens": model.max_tokens}
+
+
+async def test_simple_thinking_level_follows_the_models_map(server: ScriptedServer) -> None:
+    mapped = gemini_model(server, "gemini-4-argon").model_copy(
+        update={"thinking_level_map": {"off": None, "minimal": None, "low": "low", "xhigh": None, "max": None}}
+    )
+    body = await sent_body(server, mapped, user_context(), StreamOptions(reasoning="off"), simple=True)
+    assert body["generationConfig"]["thinkingConfig"] == {"includeThoughts": True, "thinkingLevel": "LOW"}
+    body = await sent_body(server, mapped, user_context(), StreamOptions(reasoning="max"), simple=True)
+    assert body["generationConfig"]["thinkingConfig"] == {"includeThoughts": True, "thinkingLevel": "HIGH"}
 
 
 async def test_thinking_is_not_requested_from_a_model_without_reasoning(server: ScriptedServer) -> None:
@@ -604,7 +615,7 @@ async def test_signature_of_wrong_length_is_dropped(server: ScriptedServer) -> N
     assert body["contents"][1]["parts"] == [{"text": "Hi"}]
 
 
-async def test_other_model_thinking_becomes_text_without_signatures(server: ScriptedServer) -> None:
+async def test_other_model_thinking_is_dropped_and_signatures_too(server: ScriptedServer) -> None:
     model = gemini_model(server)
     reply = assistant(
         model,
@@ -617,7 +628,7 @@ async def test_other_model_thinking_becomes_text_without_signatures(server: Scri
     body = await sent_body(server, model, replay_context(model, reply, result))
     assert body["contents"][1] == {
         "role": "model",
-        "parts": [{"text": "Plan"}, {"text": "Done"}, {"functionCall": {"name": "read", "args": {}}}],
+        "parts": [{"text": "Done"}, {"functionCall": {"name": "read", "args": {}}}],
     }
 
 

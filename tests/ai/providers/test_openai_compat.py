@@ -16,9 +16,9 @@ def make(provider: str, base_url: str, model_id: str = "m", **kw: Any) -> Model:
 
 def test_openai_gets_every_standard_feature() -> None:
     compat = get_compat(make("openai", "https://api.openai.com/v1"))
-    assert compat == ResolvedCompat()
+    assert compat == ResolvedCompat(supports_developer_role=True)
     assert compat.supports_store and compat.supports_developer_role and compat.supports_reasoning_effort
-    assert compat.supports_usage_in_streaming and compat.supports_strict_mode
+    assert compat.supports_usage_in_streaming and not compat.supports_strict_mode
     assert compat.max_tokens_field == "max_completion_tokens"
     assert compat.thinking_format == "openai"
     assert compat.reasoning_effort_map == {}
@@ -128,7 +128,7 @@ def test_local_servers_get_the_conservative_flags(provider: str, base_url: str) 
 
 
 def test_known_hosted_provider_behind_a_local_proxy_keeps_its_flags() -> None:
-    assert get_compat(make("openai", "http://127.0.0.1:4000/v1")) == ResolvedCompat()
+    assert get_compat(make("openai", "http://127.0.0.1:4000/v1")) == ResolvedCompat(supports_developer_role=True)
 
 
 def test_remote_custom_server_is_not_local() -> None:
@@ -181,3 +181,42 @@ def test_compat_from_models_json_camel_case_including_extra_flags() -> None:
     assert compat.requires_mistral_tool_ids is True
     assert compat.requires_reasoning_content_on_assistant_messages is True
     assert compat.supports_store is True
+
+
+def test_only_openais_own_api_gets_the_developer_role_by_default() -> None:
+    assert get_compat(make("openai", "https://api.openai.com/v1")).supports_developer_role is True
+    assert get_compat(make("custom", "https://api.openai.com/v1")).supports_developer_role is True
+    assert get_compat(make("groq", "https://api.groq.com/openai/v1")).supports_developer_role is False
+    assert get_compat(make("custom", "https://llm.example.com/v1")).supports_developer_role is False
+    explicit = make("custom", "https://llm.example.com/v1", compat=ModelCompat(supports_developer_role=True))
+    assert get_compat(explicit).supports_developer_role is True
+
+
+@pytest.mark.parametrize(
+    ("provider", "base_url", "fmt"),
+    [
+        ("deepseek", "https://api.deepseek.com", "deepseek"),
+        ("zai", "https://api.z.ai/api/coding/paas/v4", "zai"),
+        ("together", "https://api.together.xyz/v1", "together"),
+        ("ant-ling", "https://api.ant-ling.com/v1", "ant-ling"),
+        ("openrouter", "https://openrouter.ai/api/v1", "openrouter"),
+        ("groq", "https://api.groq.com/openai/v1", "openai"),
+    ],
+)
+def test_thinking_format_is_detected_per_host(provider: str, base_url: str, fmt: str) -> None:
+    assert get_compat(make(provider, base_url)).thinking_format == fmt
+
+
+def test_new_compat_defaults_of_pi_16() -> None:
+    compat = get_compat(make("custom", "https://llm.example.com/v1"))
+    assert compat.supports_strict_mode is False
+    assert compat.requires_tools_with_tool_history is False
+    assert compat.supports_mid_convo_system_messages is False
+    assert compat.prompt_cache_key_mode == "auto"
+    assert compat.cache_control_format is None
+    claude = make("openrouter", "https://openrouter.ai/api/v1", model_id="anthropic/claude-sonnet-5")
+    assert get_compat(claude).cache_control_format == "anthropic"
+    override = make(
+        "custom", "https://x.example/v1", compat=ModelCompat.model_validate({"promptCacheKeyMode": "enabled"})
+    )
+    assert get_compat(override).prompt_cache_key_mode == "enabled"

@@ -586,7 +586,6 @@ async def test_default_openai_body(server: ScriptedServer) -> None:
                 "name": "read",
                 "description": "Read a file",
                 "parameters": READ_TOOL.parameters,
-                "strict": False,
             },
         }
     ]
@@ -637,9 +636,14 @@ async def test_xai_body(server: ScriptedServer) -> None:
 async def test_zai_thinking_switch(server: ScriptedServer) -> None:
     model = make_model(server, "zai", "glm-4.6", reasoning=True)
     on = await sent_body(server, model, ctx(user()), extra={"reasoning_effort": "medium"})
-    assert on["enable_thinking"] is True and "reasoning_effort" not in on and "store" not in on
+    assert on["thinking"] == {"type": "enabled", "clear_thinking": False}
+    assert "reasoning_effort" not in on and "store" not in on
     off = await sent_body(server, model, ctx(user()))
-    assert off["enable_thinking"] is False
+    assert off["thinking"] == {"type": "disabled"}
+    effort = make_model(server, "zai", "glm-5.3", reasoning=True, compat=ModelCompat(supports_reasoning_effort=True))
+    assert (await sent_body(server, effort, ctx(user()), extra={"reasoning_effort": "high"}))[
+        "reasoning_effort"
+    ] == "high"
 
 
 async def test_qwen_formats(server: ScriptedServer) -> None:
@@ -649,7 +653,7 @@ async def test_qwen_formats(server: ScriptedServer) -> None:
         server, "custom", "qwen3", reasoning=True, compat=ModelCompat(thinking_format="qwen-chat-template")
     )
     body = await sent_body(server, template, ctx(user()))
-    assert body["chat_template_kwargs"] == {"enable_thinking": False}
+    assert body["chat_template_kwargs"] == {"enable_thinking": False, "preserve_thinking": True}
     assert "enable_thinking" not in body
 
 
@@ -707,7 +711,7 @@ async def test_mistral_thinking_chunks_stream_as_thinking(server: ScriptedServer
 
 
 async def test_deepseek_body_and_reasoning_replay(server: ScriptedServer) -> None:
-    model = catalog_model(server, "deepseek", "deepseek-reasoner")
+    model = catalog_model(server, "deepseek", "deepseek-v4-pro")
     call = ToolCall(id="call_1", name="read", arguments={"path": "a"})
     history = ctx(
         user(),
@@ -770,12 +774,14 @@ async def test_explicit_compat_overrides_detection_field_by_field(server: Script
     assert "reasoning_effort" not in body  # still detected for xAI
 
 
-async def test_empty_tools_when_history_has_tool_calls(server: ScriptedServer) -> None:
+async def test_empty_tools_only_where_the_server_requires_them_with_tool_history(server: ScriptedServer) -> None:
     model = make_model(server)
     call = ToolCall(id="c1", name="read", arguments={})
     result = ToolResultMessage(tool_call_id="c1", tool_name="read", content=[TextContent(text="x")])
-    body = await sent_body(server, model, ctx(user(), assistant(model, call, stop="toolUse"), result))
-    assert body["tools"] == []
+    history = ctx(user(), assistant(model, call, stop="toolUse"), result)
+    assert "tools" not in await sent_body(server, model, history)
+    strict_proxy = make_model(server, compat=ModelCompat(requires_tools_with_tool_history=True))
+    assert (await sent_body(server, strict_proxy, history))["tools"] == []
 
 
 # --- stream_simple -----------------------------------------------------------------------------
@@ -787,10 +793,11 @@ async def test_simple_maps_reasoning_and_default_max_tokens(server: ScriptedServ
     await run(model, ctx(user()), simple=True, reasoning="medium")
     first = server.requests[-1].json()
     assert first["reasoning_effort"] == "medium"
-    assert first["max_completion_tokens"] == 32000
+    assert first["max_completion_tokens"] == 100_000  # the model's own limit: the window has room
     await run(model, ctx(user()), simple=True, reasoning="xhigh")
     assert server.requests[-1].json()["reasoning_effort"] == "high"
-    await run(make_model(server, model_id="gpt-5.2", reasoning=True), ctx(user()), simple=True, reasoning="xhigh")
+    mapped = make_model(server, model_id="gpt-5.2", reasoning=True, thinking_level_map={"xhigh": "xhigh"})
+    await run(mapped, ctx(user()), simple=True, reasoning="xhigh")
     assert server.requests[-1].json()["reasoning_effort"] == "xhigh"
 
 
@@ -801,8 +808,9 @@ async def test_simple_maps_reasoning_and_default_max_tokens(server: ScriptedServ
 async def test_simple_max_is_the_strongest_effort_and_off_is_none(
     server: ScriptedServer, model_id: str, level: str, effort: str | None
 ) -> None:
-    body = await sent_body(server, make_model(server, model_id=model_id, reasoning=True), ctx(user()),
-                           simple=True, reasoning=level)  # fmt: skip
+    mapping = {"xhigh": "xhigh"} if model_id == "gpt-5.2" else None
+    model = make_model(server, model_id=model_id, reasoning=True, thinking_level_map=mapping)
+    body = await sent_body(server, model, ctx(user()), simple=True, reasoning=level)
     assert body.get("reasoning_effort") == effort
 
 
@@ -813,11 +821,13 @@ async def test_raw_max_effort_is_never_sent_as_is(server: ScriptedServer) -> Non
     ] == "high"
 
 
-async def test_simple_max_goes_through_an_effort_map_that_names_it(server: ScriptedServer) -> None:
-    compat = ModelCompat(reasoning_effort_map={"max": "maximum", "high": "hard"})
+async def test_simple_levels_go_through_the_maps_that_name_them(server: ScriptedServer) -> None:
+    compat = ModelCompat(reasoning_effort_map={"high": "hard"})
     model = make_model(server, model_id="local-reasoner", reasoning=True, compat=compat)
-    assert (await sent_body(server, model, ctx(user()), simple=True, reasoning="max"))["reasoning_effort"] == "maximum"
-    assert (await sent_body(server, model, ctx(user()), simple=True, reasoning="xhigh"))["reasoning_effort"] == "hard"
+    assert (await sent_body(server, model, ctx(user()), simple=True, reasoning="max"))["reasoning_effort"] == "hard"
+    mapped = make_model(server, model_id="m", reasoning=True, thinking_level_map={"max": "maximum", "low": None})
+    assert (await sent_body(server, mapped, ctx(user()), simple=True, reasoning="max"))["reasoning_effort"] == "maximum"
+    assert (await sent_body(server, mapped, ctx(user()), simple=True, reasoning="low"))["reasoning_effort"] == "medium"
 
 
 async def test_simple_without_reasoning_sends_no_effort(server: ScriptedServer) -> None:

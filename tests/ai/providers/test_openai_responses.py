@@ -224,6 +224,12 @@ def ok_reply(text: str = "ok") -> ScriptedResponse:
 # --- models, contexts, running ---------------------------------------------------------------------
 
 
+XHIGH: dict[str, str | None] = {"xhigh": "xhigh"}
+SOL: dict[str, str | None] = {
+    "off": None, "minimal": None, "low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "max"
+}  # fmt: skip
+
+
 def make_model(server: ScriptedServer, **overrides: Any) -> Model:
     data: dict[str, Any] = {
         "id": "gpt-5-mini",
@@ -760,22 +766,38 @@ async def test_no_level_on_gpt5_appends_the_juice_message(server: ScriptedServer
 async def test_simple_maps_level_and_clamps_xhigh(server: ScriptedServer) -> None:
     server.queue(ok_reply(), ok_reply(), ok_reply())
     await run_simple(make_model(server), hello(), reasoning="xhigh")
-    await run_simple(make_model(server, id="gpt-5.2", name="GPT-5.2"), hello(), reasoning="xhigh")
+    await run_simple(
+        make_model(server, id="gpt-5.2", name="GPT-5.2", thinking_level_map=XHIGH), hello(), reasoning="xhigh"
+    )
     await run_simple(make_model(server), hello(), reasoning="minimal")
     bodies = [r.json() for r in server.requests]
     assert bodies[0]["reasoning"]["effort"] == "high"
     assert bodies[1]["reasoning"]["effort"] == "xhigh"
     assert bodies[2]["reasoning"]["effort"] == "minimal"
-    assert bodies[0]["max_output_tokens"] == 32000
+    assert bodies[0]["max_output_tokens"] == 128_000  # the model's limit fits the window
 
 
 async def test_max_is_the_strongest_effort_of_the_model(server: ScriptedServer) -> None:
     server.queue(ok_reply(), ok_reply(), ok_reply())
     await run_simple(make_model(server), hello(), reasoning="max")
-    await run_simple(make_model(server, id="gpt-5.2", name="GPT-5.2"), hello(), reasoning="max")
+    await run_simple(
+        make_model(server, id="gpt-5.2", name="GPT-5.2", thinking_level_map=XHIGH), hello(), reasoning="max"
+    )
     await run(make_model(server), hello(), reasoning_effort="max")
     efforts = [r.json()["reasoning"]["effort"] for r in server.requests]
     assert efforts == ["high", "xhigh", "high"]
+
+
+async def test_thinking_level_map_of_gpt_6_2_sol(server: ScriptedServer) -> None:
+    sol = make_model(server, id="gpt-6.2-sol", name="GPT-6.2 Sol", thinking_level_map=SOL)
+    server.queue(ok_reply(), ok_reply(), ok_reply())
+    await run_simple(sol, hello(), reasoning="off")
+    await run_simple(sol, hello(), reasoning="max")
+    await run_simple(make_model(server, thinking_level_map={"off": "none"}), hello(), reasoning="off")
+    off, top, none = (r.json() for r in server.requests)
+    assert off["reasoning"]["effort"] == "low"  # off and minimal are unsupported: clamped upwards
+    assert top["reasoning"]["effort"] == "max"
+    assert none["reasoning"] == {"effort": "none"} and JUICE_MESSAGE not in json.dumps(none)
 
 
 async def test_simple_off_is_the_same_as_no_level(server: ScriptedServer) -> None:
@@ -964,14 +986,13 @@ async def test_same_model_replays_reasoning_item_message_id_and_call_ids(server:
 
 async def test_other_model_of_same_provider_drops_reasoning_and_fc_id(server: ScriptedServer) -> None:
     items = await _replayed_input(server, make_model(server), _history("gpt-5"))
-    assert [item.get("type") for item in items[1:]] == ["message", "message", "function_call", "function_call_output"]
-    thought, said, call = items[1], items[2], items[3]
-    assert thought["content"][0]["text"] == "I should read it."
-    assert thought["id"] == "msg_1" and "phase" not in thought
-    assert said["id"] == "msg_1_1"
+    assert [item.get("type") for item in items[1:]] == ["message", "function_call", "function_call_output"]
+    said, call = items[1], items[2]
+    assert "I should read it." not in json.dumps(items)
+    assert said["id"] == "msg_1" and "phase" not in said
     assert "id" not in call
     assert call["call_id"] == "call_1"
-    assert items[4]["call_id"] == "call_1"
+    assert items[3]["call_id"] == "call_1"
 
 
 async def test_other_provider_ids_are_normalized_for_openai(server: ScriptedServer) -> None:
@@ -1081,7 +1102,17 @@ async def test_empty_tool_result_still_has_output(server: ScriptedServer) -> Non
         ToolResultMessage(tool_call_id="call_1|fc_1", tool_name="bash", content=[]),
     ]
     items = await _replayed_input(server, make_model(server), messages)
-    assert items[-1] == {"type": "function_call_output", "call_id": "call_1", "output": "(no output)"}
+    assert items[-1] == {"type": "function_call_output", "call_id": "call_1", "output": "(no tool output)"}
+
+
+async def test_whitespace_only_tool_result_gets_the_placeholder(server: ScriptedServer) -> None:
+    messages: list[Message] = [
+        UserMessage(content="touch"),
+        _assistant("gpt-5-mini", [ToolCall(id="call_1|fc_1", name="bash", arguments={"command": "touch a"})]),
+        ToolResultMessage(tool_call_id="call_1|fc_1", tool_name="bash", content=[TextContent(text=" \n ")]),
+    ]
+    items = await _replayed_input(server, make_model(server), messages)
+    assert items[-1]["output"] == "(no tool output)"
 
 
 async def test_errored_turns_are_not_replayed(server: ScriptedServer) -> None:
@@ -1103,3 +1134,35 @@ async def test_the_completed_event_then_the_end_of_the_body_keeps_the_connection
         _, message = await run(model, hello())
         assert message.stop_reason == "stop", message.error_message
     assert keep_alive_server.connections == 1
+
+
+async def test_system_messages_in_place_or_folded_per_compat(server: ScriptedServer) -> None:
+    from pi.ai.types import ModelCompat, SystemMessage
+
+    history = Context(
+        messages=[
+            SystemMessage(content="Base.", sections={"s": "One."}),
+            UserMessage(content="a"),
+            SystemMessage(sections={"s": None}),
+            UserMessage(content="b"),
+        ]
+    )
+    server.queue(ok_reply(), ok_reply())
+    await run(make_model(server), history)
+    await run(make_model(server, compat=ModelCompat(supports_mid_convo_system_messages=True)), history)
+    folded, in_place = (r.json()["input"] for r in server.requests)
+    assert folded[0] == {"role": "developer", "content": "Base."}
+    assert [item["role"] for item in folded[:3]] == ["developer", "user", "user"]
+    assert in_place[0] == {"role": "developer", "content": "Base.\n\nOne."}
+    assert in_place[2] == {"role": "developer", "content": 'Removed system prompt section "s".'}
+
+
+async def test_compat_can_refuse_the_developer_role_and_max_output_tokens(server: ScriptedServer) -> None:
+    from pi.ai.types import ModelCompat
+
+    compat = ModelCompat(supports_developer_role=False, supports_max_output_tokens=False)
+    server.queue(ok_reply())
+    await run(make_model(server, compat=compat), hello(), max_tokens=500)
+    body = server.requests[-1].json()
+    assert body["input"][0]["role"] == "system"
+    assert "max_output_tokens" not in body

@@ -23,6 +23,8 @@ from dataclasses import replace
 from typing import Any
 
 from pi.ai.api_key import resolve_api_key
+from pi.ai.env_api_keys import env_bearer_token
+from pi.ai.estimate import fit_max_tokens_to_context
 from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.http import (
     ProviderHTTPError,
@@ -37,14 +39,16 @@ from pi.ai.options import (
     reasoning_level,
     resolve_cache_retention,
     simple_max_tokens,
-    supports_xhigh,
 )
+from pi.ai.providers.anthropic_compat import AnthropicCompat, get_anthropic_compat
 from pi.ai.providers.anthropic_messages_stream import StreamReader, read_stream
 from pi.ai.providers.claude_code_names import CLAUDE_CODE_TOOL_NAMES, from_claude_code_name, to_claude_code_name
 from pi.ai.providers.copilot_headers import dynamic_headers
 from pi.ai.providers.output import OutputBuilder, run_provider
 from pi.ai.registry import ApiProvider
 from pi.ai.sanitize import sanitize_surrogates
+from pi.ai.thinking import clamp_thinking_level
+from pi.ai.transcript import resolve_transcript
 from pi.ai.transform_messages import transform_messages
 from pi.ai.types import (
     AssistantMessage,
@@ -83,8 +87,9 @@ def is_oauth_token(api_key: str) -> bool:
 
 
 def supports_adaptive_thinking(model: Model) -> bool:
-    """Opus/Sonnet 4.6 choose their own thinking depth from an effort level instead of a token budget."""
-    return any(marker in model.id for marker in _ADAPTIVE_MARKERS)
+    """Models that choose their own thinking depth from an effort level instead of a token budget:
+    those whose compat forces it, and Opus/Sonnet 4.6."""
+    return get_anthropic_compat(model).force_adaptive_thinking or any(m in model.id for m in _ADAPTIVE_MARKERS)
 
 
 def normalize_tool_call_id(tool_call_id: str, model: Model, source: AssistantMessage) -> str:
@@ -101,7 +106,8 @@ def cache_control_for(model: Model, options: StreamOptions) -> dict[str, str] | 
     if retention == "none":
         return None
     control = {"type": "ephemeral"}
-    if retention == "long" and "api.anthropic.com" in model.base_url:
+    long_ok = get_anthropic_compat(model).supports_long_cache_retention
+    if retention == "long" and (long_ok if long_ok is not None else "api.anthropic.com" in model.base_url):
         control["ttl"] = "1h"
     return control
 
@@ -215,7 +221,7 @@ def convert_messages(
             content = _user_content(message, vision)
             if content is not None:
                 out.append({"role": "user", "content": content})
-        else:
+        elif isinstance(message, AssistantMessage):
             blocks = _assistant_content(message, oauth)
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
@@ -231,8 +237,17 @@ def convert_messages(
     return out
 
 
-def convert_tools(tools: Sequence[Tool], oauth: bool) -> list[dict[str, Any]]:
-    """Tool definitions; `$defs` is kept so that pydantic's nested-model references still resolve."""
+def convert_tools(
+    tools: Sequence[Tool],
+    oauth: bool,
+    compat: AnthropicCompat | None = None,
+    cache_control: dict[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """Tool definitions; `$defs` is kept so that pydantic's nested-model references still resolve.
+
+    Root keywords other than these are left out: Anthropic refuses a root ``anyOf``/``oneOf``.
+    """
+    compat = compat or AnthropicCompat()
     out: list[dict[str, Any]] = []
     for tool in tools:
         schema = tool.parameters
@@ -241,15 +256,19 @@ def convert_tools(tools: Sequence[Tool], oauth: bool) -> list[dict[str, Any]]:
             "properties": schema.get("properties", {}),
             "required": schema.get("required", []),
         }
-        if "$defs" in schema:
-            input_schema["$defs"] = schema["$defs"]
-        out.append(
-            {
-                "name": to_claude_code_name(tool.name) if oauth else tool.name,
-                "description": sanitize_surrogates(tool.description),
-                "input_schema": input_schema,
-            }
-        )
+        for key in ("additionalProperties", "$defs", "definitions"):
+            if key in schema:
+                input_schema[key] = schema[key]
+        definition: dict[str, Any] = {
+            "name": to_claude_code_name(tool.name) if oauth else tool.name,
+            "description": sanitize_surrogates(tool.description),
+        }
+        if compat.supports_eager_tool_input_streaming:
+            definition["eager_input_streaming"] = True
+        definition["input_schema"] = input_schema
+        out.append(definition)
+    if out and cache_control is not None and compat.supports_cache_control_on_tools:
+        out[-1]["cache_control"] = dict(cache_control)
     return out
 
 
@@ -268,6 +287,8 @@ def thinking_enabled(model: Model, options: StreamOptions) -> bool:
 def build_request_body(model: Model, context: Context, options: StreamOptions, oauth: bool) -> dict[str, Any]:
     """The JSON body of one streaming Messages request, before the `on_payload` hook sees it."""
     cache_control = cache_control_for(model, options)
+    compat = get_anthropic_compat(model)
+    context = resolve_transcript(context)
     body: dict[str, Any] = {
         "model": model.id,
         "messages": convert_messages(context.messages, model, oauth, cache_control),
@@ -283,10 +304,10 @@ def build_request_body(model: Model, context: Context, options: StreamOptions, o
         body["system"] = system
 
     thinking = thinking_enabled(model, options)
-    if options.temperature is not None and not thinking:
+    if options.temperature is not None and not thinking and compat.supports_temperature:
         body["temperature"] = options.temperature
     if context.tools:
-        body["tools"] = convert_tools(context.tools, oauth)
+        body["tools"] = convert_tools(context.tools, oauth, compat, cache_control)
     if thinking:
         if supports_adaptive_thinking(model):
             body["thinking"] = {"type": "adaptive"}
@@ -312,12 +333,17 @@ def _lowercase(headers: dict[str, str] | None) -> dict[str, str] | None:
     return {key.lower(): value for key, value in headers.items()} if headers else None
 
 
-def build_headers(model: Model, context: Context, options: StreamOptions, api_key: str) -> dict[str, str]:
-    """Provider defaults, then model.headers, then per-request headers, then options.headers (last wins)."""
+def build_headers(
+    model: Model, context: Context, options: StreamOptions, api_key: str, *, bearer: bool = False
+) -> dict[str, str]:
+    """Provider defaults, then model.headers, then per-request headers, then options.headers (last wins).
+
+    `bearer`: `api_key` is a bearer token (``ANTHROPIC_AUTH_TOKEN``), sent as ``Authorization``.
+    """
     oauth = is_oauth_token(api_key)
     copilot = model.provider == "github-copilot"
     betas: list[str] = list(OAUTH_BETAS) if oauth else []
-    if not copilot:
+    if not copilot and context.tools and not get_anthropic_compat(model).supports_eager_tool_input_streaming:
         betas.append(FINE_GRAINED_TOOL_STREAMING_BETA)
     if options.extra.get("interleaved_thinking", True) and not supports_adaptive_thinking(model):
         betas.append(INTERLEAVED_THINKING_BETA)
@@ -328,7 +354,7 @@ def build_headers(model: Model, context: Context, options: StreamOptions, api_ke
     }
     if betas:
         defaults["anthropic-beta"] = ",".join(betas)
-    if oauth or copilot:
+    if oauth or copilot or bearer:
         defaults["authorization"] = f"Bearer {api_key}"
     else:
         defaults["x-api-key"] = api_key
@@ -348,15 +374,19 @@ def messages_url(model: Model) -> str:
 
 def stream_anthropic(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
     """Stream one reply; raw Anthropic options come from ``options.extra`` (see the module docstring)."""
+    context = resolve_transcript(context)
 
     async def body(builder: OutputBuilder) -> None:
         # Anthropic announces the reply before the request, so its HTTP failures follow `start`.
         builder.start()
-        api_key = resolve_api_key(model, options)
+        bearer = env_bearer_token(model.provider) if not options.api_key else None
+        api_key = bearer or resolve_api_key(model, options)
         oauth = is_oauth_token(api_key)
         payload = await apply_on_payload(build_request_body(model, context, options, oauth), model, options)
         request = RequestSpec(
-            url=messages_url(model), headers=build_headers(model, context, options, api_key), body=payload
+            url=messages_url(model),
+            headers=build_headers(model, context, options, api_key, bearer=bearer is not None),
+            body=payload,
         )
         try:
             response = await open_model_stream(request, model, options)
@@ -377,19 +407,25 @@ def stream_anthropic(model: Model, context: Context, options: StreamOptions) -> 
 
 
 def _adaptive_effort(model: Model, level: ReasoningLevel) -> str:
-    """Adaptive models take low/medium/high, and max where the model has an effort above high."""
+    """The effort for an adaptive model: the model's mapped value for the level, else low (for
+    minimal and low), medium, or high (for high and above)."""
+    mapped = (model.thinking_level_map or {}).get(level)
+    if isinstance(mapped, str):
+        return mapped
     if level in ("minimal", "low"):
         return "low"
-    if level in ("xhigh", "max"):
-        return "max" if supports_xhigh(model) else "high"
-    return level
+    return "medium" if level == "medium" else "high"
 
 
 def stream_simple_anthropic(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
-    """Map the portable reasoning level: effort for adaptive models, a token budget for the others."""
+    """Map the portable reasoning level: effort for adaptive models, a token budget for the others.
+
+    The level is first clamped to the levels the model has; the output budget fits the window.
+    """
     extra = dict(options.extra)
-    max_tokens = simple_max_tokens(model, options)
-    level = reasoning_level(options.reasoning)
+    max_tokens = simple_max_tokens(model, options, context)
+    clamped = clamp_thinking_level(model, options.reasoning) if options.reasoning is not None else None
+    level = reasoning_level(clamped)
     if level is None or not model.reasoning:
         extra["thinking_enabled"] = False
     elif supports_adaptive_thinking(model):
@@ -398,7 +434,8 @@ def stream_simple_anthropic(model: Model, context: Context, options: StreamOptio
         max_tokens, budget = adjust_max_tokens_for_thinking(
             max_tokens, model.max_tokens, level, options.thinking_budgets
         )
-        extra.update(thinking_enabled=True, thinking_budget_tokens=budget)
+        max_tokens = fit_max_tokens_to_context(model, context, max_tokens)
+        extra.update(thinking_enabled=True, thinking_budget_tokens=min(budget, max(0, max_tokens - 1024)))
     return stream_anthropic(model, context, replace(options, max_tokens=max_tokens, extra=extra))
 
 

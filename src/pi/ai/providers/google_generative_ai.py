@@ -57,6 +57,8 @@ from pi.ai.providers.google_messages import (
 from pi.ai.providers.output import OutputBuilder, run_provider
 from pi.ai.registry import ApiProvider
 from pi.ai.sanitize import sanitize_surrogates
+from pi.ai.thinking import clamp_thinking_level
+from pi.ai.transcript import resolve_transcript
 from pi.ai.types import (
     Context,
     Model,
@@ -124,12 +126,35 @@ def thinking_budget(model_id: str, level: ThinkingLevel, budgets: ThinkingBudget
     return -1
 
 
+_LEVEL_MODELS = re.compile(
+    r"gemini-3(?:\.\d+)?-(?:pro|flash)|gemini-(?:[4-9]|[1-9]\d)|^gemini-flash(?:-lite)?-latest$|gemma-?4"
+)
+"""Models that take a named ``thinkingLevel`` rather than a token budget (Gemini 3 and later, Gemma 4)."""
+
+
+def uses_thinking_level(model_id: str) -> bool:
+    return _LEVEL_MODELS.search(model_id.lower()) is not None
+
+
+def _mapped_level(model: Model, level: str) -> str:
+    """The model's own name for `level` (its thinking-level map), as one of minimal..high."""
+    mapped = (model.thinking_level_map or {}).get(level)
+    value = mapped.lower() if isinstance(mapped, str) else level
+    return value if value in ("minimal", "low", "medium", "high") else "high"
+
+
 def simple_thinking(model: Model, level: ThinkingLevel | None, budgets: ThinkingBudgets | None) -> GoogleThinking:
-    """The raw ``thinking`` option that a portable reasoning level stands for on this model."""
-    on = reasoning_level(level)
+    """The raw ``thinking`` option that a portable reasoning level stands for on this model.
+
+    The level is clamped to the model's levels first (a model that always thinks turns ``off``
+    into its lightest level).
+    """
+    on = reasoning_level(clamp_thinking_level(model, level) if level is not None else None)
     if on is None:
         return {"enabled": False}
-    if is_gemini3_pro(model.id) or is_gemini3_flash(model.id):
+    if model.thinking_level_map is not None and uses_thinking_level(model.id):
+        return {"enabled": True, "level": _mapped_level(model, on).upper()}
+    if is_gemini3_pro(model.id) or is_gemini3_flash(model.id) or uses_thinking_level(model.id):
         return {"enabled": True, "level": gemini3_thinking_level(model.id, on)}
     return {"enabled": True, "budget_tokens": thinking_budget(model.id, on, budgets)}
 
@@ -149,6 +174,7 @@ def thinking_config(model: Model, thinking: GoogleThinking | None) -> dict[str, 
 
 
 def build_request_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    context = resolve_transcript(context)
     body: dict[str, Any] = {"contents": convert_messages(model, list(context.messages))}
     if context.system_prompt:
         body["systemInstruction"] = {"parts": [{"text": sanitize_surrogates(context.system_prompt)}]}
@@ -384,7 +410,7 @@ def stream_simple_google(model: Model, context: Context, options: StreamOptions)
     thinking = simple_thinking(model, options.reasoning, options.thinking_budgets)
     simple = replace(
         options,
-        max_tokens=simple_max_tokens(model, options),
+        max_tokens=simple_max_tokens(model, options, context),
         extra={**options.extra, "thinking": thinking},
     )
     return stream_google(model, context, simple)

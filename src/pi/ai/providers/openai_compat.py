@@ -34,8 +34,11 @@ from pi.ai.env_api_keys import ENV_KEYS
 from pi.ai.types import Model, RoutingPreferences
 
 ThinkingFormat: TypeAlias = str
-"""``openai`` (``reasoning_effort``), ``zai`` / ``qwen`` (top-level ``enable_thinking``) or
-``qwen-chat-template`` (``chat_template_kwargs.enable_thinking``); unknown values act as ``openai``."""
+"""How a server is told to think: ``openai`` (``reasoning_effort``), ``openrouter`` (``reasoning.effort``),
+``deepseek`` (``thinking.type``), ``zai`` (``thinking.type``, ``reasoning_effort``), ``qwen``
+(``enable_thinking``), ``qwen-chat-template`` / ``chat-template`` (``chat_template_kwargs``),
+``baseten`` (``chat_template_args``), ``together`` (``reasoning.enabled``), ``string-thinking``
+(``thinking: "<effort>"``) or ``ant-ling`` (``reasoning.effort``); unknown values act as ``openai``."""
 
 MaxTokensField: TypeAlias = Literal["max_completion_tokens", "max_tokens"]
 
@@ -52,7 +55,8 @@ class ResolvedCompat:
     """Every flag with a value; see the spec's compat table for what each one changes on the wire."""
 
     supports_store: bool = True
-    supports_developer_role: bool = True
+    supports_developer_role: bool = False
+    """Only OpenAI's own API takes the ``developer`` role by default; other hosts get ``system``."""
     supports_reasoning_effort: bool = True
     reasoning_effort_map: dict[str, str] = field(default_factory=dict)
     supports_usage_in_streaming: bool = True
@@ -63,7 +67,18 @@ class ResolvedCompat:
     thinking_format: ThinkingFormat = "openai"
     open_router_routing: RoutingPreferences = field(default_factory=RoutingPreferences)
     vercel_gateway_routing: RoutingPreferences = field(default_factory=RoutingPreferences)
-    supports_strict_mode: bool = True
+    supports_strict_mode: bool = False
+    """Send ``strict`` on tool definitions; OpenAI compatibility alone does not mean a server takes it."""
+    requires_tools_with_tool_history: bool = False
+    """Send ``"tools": []`` when there are no tools but the history has tool calls (some proxies want it)."""
+    requires_non_null_assistant_content: bool = False
+    supports_mid_convo_system_messages: bool = False
+    cache_control_format: str | None = None
+    """``"anthropic"``: mark the system prompt, the last tool and the last message with ``cache_control``."""
+    prompt_cache_key_mode: str = "auto"
+    """``auto`` (OpenAI's API, or long retention where supported), ``enabled`` or ``disabled``."""
+    supports_long_cache_retention: bool = True
+    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
     requires_mistral_tool_ids: bool = False
     """Tool-call ids must be exactly nine letters or digits (Mistral)."""
     requires_reasoning_content_on_assistant_messages: bool = False
@@ -74,6 +89,8 @@ _EXTRA_FLAGS = {
     "requires_mistral_tool_ids": "requiresMistralToolIds",
     "requires_reasoning_content_on_assistant_messages": "requiresReasoningContentOnAssistantMessages",
 }
+
+_DICT_FIELDS = frozenset({"reasoning_effort_map", "chat_template_kwargs"})
 """Flags pi's compat object may carry that our `ModelCompat` keeps only as extra keys."""
 
 
@@ -127,36 +144,65 @@ def is_deepseek(model: Model) -> bool:
     return model.provider == "deepseek" or "deepseek.com" in model.base_url
 
 
+def _thinking_format(provider: str, url: str, deepseek: bool, zai: bool) -> ThinkingFormat:
+    if deepseek:
+        return "deepseek"
+    if zai:
+        return "zai"
+    if provider == "together" or "api.together." in url:
+        return "together"
+    if provider == "ant-ling" or "api.ant-ling.com" in url:
+        return "ant-ling"
+    if provider == "openrouter" or "openrouter.ai" in url:
+        return "openrouter"
+    return "openai"
+
+
 def detect_compat(model: Model) -> ResolvedCompat:
     """The flags guessed from provider name and base URL alone."""
     provider = model.provider
     url = model.base_url
-    is_zai = provider == "zai" or "api.z.ai" in url
+    is_zai = provider in ("zai", "zai-coding-cn") or "api.z.ai" in url or "open.bigmodel.cn" in url
     is_xai = provider == "xai" or "api.x.ai" in url
-    is_cerebras = provider == "cerebras" or "cerebras.ai" in url
     is_chutes = "chutes.ai" in url
+    is_together = provider == "together" or "api.together." in url
+    is_moonshot = provider in ("moonshotai", "moonshotai-cn") or "api.moonshot." in url
+    is_cf_workers = provider == "cloudflare-workers-ai" or "api.cloudflare.com" in url
+    is_cf_gateway = provider == "cloudflare-ai-gateway" or "gateway.ai.cloudflare.com" in url
+    is_nvidia = provider == "nvidia" or "integrate.api.nvidia.com" in url
+    is_ant_ling = provider == "ant-ling" or "api.ant-ling.com" in url
+    is_cerebras = provider == "cerebras" or "cerebras.ai" in url
     is_opencode = provider in ("opencode", "opencode-go") or "opencode.ai" in url
     is_groq = provider == "groq" or "groq.com" in url
+    is_openai = provider == "openai" or "api.openai.com" in url
     mistral = is_mistral(model)
     deepseek = is_deepseek(model)
     local = is_local_server(model)
 
-    no_store = is_cerebras or is_xai or is_chutes or deepseek or is_zai or is_opencode or mistral or local
+    no_store = (
+        is_cerebras or is_xai or is_chutes or deepseek or is_zai or is_opencode or mistral or local or is_nvidia
+    ) or (is_together or is_moonshot or is_cf_workers or is_cf_gateway or is_ant_ling)
     effort_map: dict[str, str] = {}
     if is_groq and model.id == "qwen/qwen3-32b":
         effort_map = dict.fromkeys(("minimal", "low", "medium", "high", "xhigh"), "default")
-    classic_max_tokens = is_chutes or mistral or deepseek or local
+    classic_max_tokens = (is_chutes or mistral or deepseek or local or is_moonshot or is_cf_gateway) or (
+        is_together or is_nvidia or is_ant_ling or is_zai
+    )
+    no_effort = is_xai or is_zai or mistral or local or is_moonshot or is_together or is_cf_gateway
+    anthropic_via_openrouter = is_openrouter(model) and model.id.startswith("anthropic/")
     return ResolvedCompat(
         supports_store=not no_store,
-        supports_developer_role=not no_store,
-        supports_reasoning_effort=not (is_xai or is_zai or mistral or local),
+        supports_developer_role=is_openai,
+        supports_reasoning_effort=not (no_effort or is_nvidia or is_ant_ling),
         reasoning_effort_map=effort_map,
         supports_usage_in_streaming=not mistral,
         max_tokens_field="max_tokens" if classic_max_tokens else "max_completion_tokens",
         requires_tool_result_name=mistral,
         requires_assistant_after_tool_result=mistral,
         requires_thinking_as_text=mistral,
-        thinking_format="zai" if is_zai else "openai",
+        thinking_format=_thinking_format(provider, url, deepseek, is_zai),
+        cache_control_format="anthropic" if anthropic_via_openrouter else None,
+        supports_long_cache_retention=not (is_together or is_cf_workers or is_cf_gateway or is_nvidia or is_ant_ling),
         requires_mistral_tool_ids=mistral,
         requires_reasoning_content_on_assistant_messages=deepseek,
     )
@@ -179,7 +225,7 @@ def get_compat(model: Model) -> ResolvedCompat:
             continue
         if spec.name in ("open_router_routing", "vercel_gateway_routing") and isinstance(value, dict):
             value = RoutingPreferences.model_validate(value)
-        updates[spec.name] = dict(value) if spec.name == "reasoning_effort_map" else value
+        updates[spec.name] = dict(value) if spec.name in _DICT_FIELDS else value
     return replace(detected, **updates) if updates else detected
 
 

@@ -41,22 +41,24 @@ from pi.ai.http import (
 from pi.ai.options import (
     StreamOptions,
     apply_on_payload,
-    effort_level,
-    reasoning_level,
+    resolve_cache_retention,
     simple_max_tokens,
-    strongest_effort,
 )
 from pi.ai.providers.copilot_headers import dynamic_headers
 from pi.ai.providers.openai_compat import ResolvedCompat, get_compat, is_openrouter, is_vercel_gateway
 from pi.ai.providers.openai_completions_messages import (
     BRIDGE_TEXT,
+    add_anthropic_cache_control,
     add_openrouter_cache_control,
     convert_messages,
     mistral_tool_call_id,
     normalize_tool_call_id,
 )
+from pi.ai.providers.openai_completions_thinking import apply_thinking, sampling_params
 from pi.ai.providers.output import OutputBuilder, run_provider
 from pi.ai.registry import ApiProvider
+from pi.ai.thinking import clamp_thinking_level
+from pi.ai.transcript import resolve_transcript
 from pi.ai.types import (
     AssistantMessage,
     Context,
@@ -135,10 +137,14 @@ def build_request_body(
     model: Model, context: Context, options: StreamOptions, compat: ResolvedCompat | None = None
 ) -> dict[str, Any]:
     compat = compat or get_compat(model)
+    context = resolve_transcript(context, compat.supports_mid_convo_system_messages)
     messages = convert_messages(model, context, compat)
-    if is_openrouter(model) and model.id.startswith("anthropic/"):
-        add_openrouter_cache_control(messages)
     body: dict[str, Any] = {"model": model.id, "messages": messages, "stream": True}
+    retention = resolve_cache_retention(options.cache_retention)
+    if retention != "none" and options.session_id and _sends_prompt_cache_key(model, compat, retention):
+        body["prompt_cache_key"] = options.session_id[:64]
+    if retention == "long" and compat.supports_long_cache_retention:
+        body["prompt_cache_retention"] = "24h"
     if compat.supports_usage_in_streaming:
         body["stream_options"] = {"include_usage": True}
     if compat.supports_store:
@@ -149,20 +155,15 @@ def build_request_body(
         body["temperature"] = options.temperature
     if context.tools:
         body["tools"] = convert_tools(context.tools, compat)
-    elif _has_tool_history(context.messages):
+    elif compat.requires_tools_with_tool_history and _has_tool_history(context.messages):
         body["tools"] = []  # proxies in front of Anthropic reject tool history without a tools field
+    if compat.cache_control_format == "anthropic" and retention != "none":
+        add_anthropic_cache_control(messages, body.get("tools"))
     tool_choice = options.extra.get("tool_choice")
     if tool_choice:
         body["tool_choice"] = tool_choice
-    effort = options.extra.get("reasoning_effort")
-    if compat.thinking_format in ("zai", "qwen") and model.reasoning:
-        body["enable_thinking"] = bool(effort)
-    elif compat.thinking_format == "qwen-chat-template" and model.reasoning:
-        body["chat_template_kwargs"] = {"enable_thinking": bool(effort)}
-    elif effort and model.reasoning and compat.supports_reasoning_effort:
-        if effort == "max" and effort not in compat.reasoning_effort_map:
-            effort = strongest_effort(model)  # no server takes "max" itself
-        body["reasoning_effort"] = compat.reasoning_effort_map.get(effort, effort)
+    level = options.extra.get("reasoning_effort")
+    apply_thinking(body, model, compat, level if isinstance(level, str) and level != "off" else None)
     if is_openrouter(model):
         routing = _routing(compat.open_router_routing.only, compat.open_router_routing.order)
         if routing:
@@ -171,7 +172,18 @@ def build_request_body(
         routing = _routing(compat.vercel_gateway_routing.only, compat.vercel_gateway_routing.order)
         if routing:
             body["providerOptions"] = {"gateway": routing}
+    request_params = options.extra.get("sampling_params")
+    body.update(sampling_params(model, level, request_params if isinstance(request_params, dict) else None))
     return body
+
+
+def _sends_prompt_cache_key(model: Model, compat: ResolvedCompat, retention: str) -> bool:
+    mode = compat.prompt_cache_key_mode
+    if mode == "enabled":
+        return True
+    if mode == "disabled":
+        return False
+    return "api.openai.com" in model.base_url or (retention == "long" and compat.supports_long_cache_retention)
 
 
 # --- errors ---------------------------------------------------------------------------------------
@@ -441,18 +453,15 @@ def stream_openai_completions(model: Model, context: Context, options: StreamOpt
 def stream_simple_openai_completions(
     model: Model, context: Context, options: StreamOptions
 ) -> AssistantMessageEventStream:
-    """Map the portable reasoning level and set a default output budget.
+    """Clamp the portable reasoning level to the model's levels and fit the output budget to the window.
 
-    xhigh and max become the model's strongest effort (xhigh where it has one, else high), unless the
-    model's ``reasoningEffortMap`` names the level itself.
+    The request body maps the level to the server's value (`openai_completions_thinking`).
     """
-    requested = reasoning_level(options.reasoning)
-    explicit = requested is not None and requested in get_compat(model).reasoning_effort_map
-    level = requested if explicit else effort_level(model, requested)
+    level = clamp_thinking_level(model, options.reasoning) if options.reasoning is not None else None
     extra = {key: value for key, value in options.extra.items() if key != "reasoning_effort"}
-    if level is not None:
+    if level is not None and level != "off":
         extra["reasoning_effort"] = level
-    simple = replace(options, max_tokens=simple_max_tokens(model, options), extra=extra)
+    simple = replace(options, max_tokens=simple_max_tokens(model, options, context), extra=extra)
     return stream_openai_completions(model, context, simple)
 
 

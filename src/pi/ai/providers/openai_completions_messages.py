@@ -16,6 +16,7 @@ from typing import Any
 
 from pi.ai.providers.openai_compat import ResolvedCompat
 from pi.ai.sanitize import sanitize_surrogates
+from pi.ai.transcript import render_system_message_update
 from pi.ai.transform_messages import transform_messages
 from pi.ai.types import (
     AssistantMessage,
@@ -23,6 +24,7 @@ from pi.ai.types import (
     ImageContent,
     Message,
     Model,
+    SystemMessage,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -116,7 +118,8 @@ def _assistant_message(message: AssistantMessage, model: Model, compat: Resolved
         elif block.thinking.strip():
             thinking.append(block)
     text = "".join(texts)
-    out: dict[str, Any] = {"role": "assistant", "content": "" if compat.requires_assistant_after_tool_result else None}
+    empty = "" if compat.requires_assistant_after_tool_result or compat.requires_non_null_assistant_content else None
+    out: dict[str, Any] = {"role": "assistant", "content": empty}
     if thinking and compat.requires_thinking_as_text:
         thought = sanitize_surrogates("\n\n".join(block.thinking for block in thinking))
         text = f"{thought}\n\n{text}" if text else thought
@@ -150,7 +153,7 @@ def _assistant_message(message: AssistantMessage, model: Model, compat: Resolved
 
 def _tool_message(message: ToolResultMessage, compat: ResolvedCompat) -> dict[str, Any]:
     text = "\n".join(block.text for block in message.content if isinstance(block, TextContent))
-    if not text:
+    if not text.strip():
         has_images = any(isinstance(block, ImageContent) for block in message.content)
         text = IMAGE_ONLY_RESULT_TEXT if has_images else EMPTY_RESULT_TEXT
     out: dict[str, Any] = {
@@ -166,8 +169,8 @@ def _tool_message(message: ToolResultMessage, compat: ResolvedCompat) -> dict[st
 def convert_messages(model: Model, context: Context, compat: ResolvedCompat) -> list[dict[str, Any]]:
     """The conversation as Chat Completions messages (spec A5), system prompt first."""
     out: list[dict[str, Any]] = []
+    role = "developer" if model.reasoning and compat.supports_developer_role else "system"
     if context.system_prompt:
-        role = "developer" if model.reasoning and compat.supports_developer_role else "system"
         out.append({"role": role, "content": sanitize_surrogates(context.system_prompt)})
     bridge = {"role": "assistant", "content": BRIDGE_TEXT}
     messages: list[Message] = transform_messages(context.messages, model, normalize_tool_call_id)
@@ -192,6 +195,11 @@ def convert_messages(model: Model, context: Context, compat: ResolvedCompat) -> 
                 last_role = "user"
             continue
         i += 1
+        if isinstance(message, SystemMessage):
+            update = render_system_message_update(message)
+            if update:
+                out.append({"role": role, "content": sanitize_surrogates(update)})
+            continue
         if isinstance(message, UserMessage):
             converted = _user_message(message)
             if converted is None:
@@ -208,8 +216,22 @@ def convert_messages(model: Model, context: Context, compat: ResolvedCompat) -> 
     return out
 
 
+def add_anthropic_cache_control(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> None:
+    """Anthropic models behind an OpenAI-compatible gateway cache only up to explicit breakpoints
+    (``cacheControlFormat: "anthropic"``): mark the system prompt, the last tool and the last text."""
+    for message in messages:
+        if message.get("role") in ("system", "developer"):
+            content = message.get("content")
+            if isinstance(content, str) and content:
+                message["content"] = [{"type": "text", "text": content, "cache_control": {"type": "ephemeral"}}]
+            break
+    if tools:
+        tools[-1]["cache_control"] = {"type": "ephemeral"}
+    add_openrouter_cache_control(messages)
+
+
 def add_openrouter_cache_control(messages: list[dict[str, Any]]) -> None:
-    """Anthropic models behind OpenRouter cache only up to an explicit breakpoint: mark the last text."""
+    """Mark the last user or assistant text as a cache breakpoint."""
     for message in reversed(messages):
         if message.get("role") not in ("user", "assistant"):
             continue
@@ -229,6 +251,7 @@ __all__ = [
     "EMPTY_RESULT_TEXT",
     "IMAGE_ONLY_RESULT_TEXT",
     "TOOL_IMAGES_TEXT",
+    "add_anthropic_cache_control",
     "add_openrouter_cache_control",
     "convert_messages",
     "mistral_tool_call_id",

@@ -54,6 +54,7 @@ from pi.ai.providers.openai_responses_messages import (
 )
 from pi.ai.providers.output import OutputBuilder, run_provider
 from pi.ai.registry import ApiProvider
+from pi.ai.transcript import resolve_transcript
 from pi.ai.types import (
     Context,
     Model,
@@ -85,6 +86,9 @@ def build_request_body(model: Model, context: Context, options: StreamOptions) -
     (auto / detailed / concise), ``service_tier`` (e.g. flex, priority) and ``tool_choice``.
     """
     extra = options.extra
+    compat = model.compat
+    mid_convo = bool(compat is not None and compat.supports_mid_convo_system_messages)
+    context = resolve_transcript(context, mid_convo)
     input_items = convert_responses_messages(model, context)
     retention = resolve_cache_retention(options.cache_retention)
     body: dict[str, Any] = {"model": model.id, "input": input_items, "stream": True}
@@ -93,7 +97,7 @@ def build_request_body(model: Model, context: Context, options: StreamOptions) -
     if retention == "long" and "api.openai.com" in model.base_url:
         body["prompt_cache_retention"] = "24h"
     body["store"] = False
-    if options.max_tokens:
+    if options.max_tokens and not (compat is not None and compat.supports_max_output_tokens is False):
         body["max_output_tokens"] = options.max_tokens
     if options.temperature is not None:
         body["temperature"] = options.temperature
@@ -108,7 +112,9 @@ def build_request_body(model: Model, context: Context, options: StreamOptions) -
         summary = extra.get("reasoning_summary")
         if effort in ("xhigh", "max"):
             effort = effort_level(model, effort)
-        if effort or summary:
+        if effort == "none" and not summary:
+            body["reasoning"] = {"effort": "none"}  # the model's own spelling of "off"
+        elif effort or summary:
             body["reasoning"] = {"effort": effort or "medium", "summary": summary or "auto"}
             body["include"] = ["reasoning.encrypted_content"]
         elif _uses_gpt5_naming(model):
@@ -334,10 +340,14 @@ def stream(model: Model, context: Context, options: StreamOptions) -> AssistantM
 def stream_simple(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
     """Map the portable reasoning level to ``reasoning_effort``; xhigh and max mean the strongest the model has."""
     level = effort_level(model, options.reasoning)
+    if level is None:
+        off = (model.thinking_level_map or {}).get("off")
+        level = off if isinstance(off, str) else None
     extra = {key: value for key, value in options.extra.items() if key != "reasoning_effort"}
     if level is not None:
         extra["reasoning_effort"] = level
-    return stream(model, context, replace(options, max_tokens=simple_max_tokens(model, options), extra=extra))
+    max_tokens = simple_max_tokens(model, options, context)
+    return stream(model, context, replace(options, max_tokens=max_tokens, extra=extra))
 
 
 PROVIDER = ApiProvider(api=API, stream=stream, stream_simple=stream_simple)

@@ -15,12 +15,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from pi.ai.sanitize import sanitize_surrogates
+from pi.ai.transcript import render_system_message_update
 from pi.ai.transform_messages import transform_messages
 from pi.ai.types import (
     AssistantMessage,
     Context,
     ImageContent,
     Model,
+    SystemMessage,
     TextContent,
     ThinkingContent,
     Tool,
@@ -181,7 +183,9 @@ def _tool_result_item(message: ToolResultMessage, model: Model) -> dict[str, Any
         output = parts
     else:
         # A result with nothing in it still needs some output; an empty one reads as a broken tool.
-        output = sanitize_surrogates(text or ("(see attached image)" if images else "(no output)"))
+        output = sanitize_surrogates(
+            text if text.strip() else ("(see attached image)" if images else "(no tool output)")
+        )
     return {"type": "function_call_output", "call_id": message.tool_call_id.partition("|")[0], "output": output}
 
 
@@ -190,8 +194,9 @@ def convert_responses_messages(
 ) -> list[dict[str, Any]]:
     """The ``input`` list for `context` as `model` should see it."""
     items: list[dict[str, Any]] = []
+    developer = model.compat is None or model.compat.supports_developer_role is not False
+    role = "developer" if model.reasoning and developer else "system"
     if include_system_prompt and context.system_prompt:
-        role = "developer" if model.reasoning else "system"
         items.append({"role": role, "content": sanitize_surrogates(context.system_prompt)})
     for index, message in enumerate(transform_messages(context.messages, model, normalize_tool_call_id)):
         if isinstance(message, UserMessage):
@@ -200,6 +205,10 @@ def convert_responses_messages(
                 items.append(user)
         elif isinstance(message, AssistantMessage):
             items.extend(_assistant_items(message, model, index))
+        elif isinstance(message, SystemMessage):
+            update = render_system_message_update(message)
+            if update:
+                items.append({"role": role, "content": sanitize_surrogates(update)})
         else:
             items.append(_tool_result_item(message, model))
     return items

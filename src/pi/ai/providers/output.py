@@ -31,7 +31,7 @@ from pi.ai.events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from pi.ai.json_parse import parse_partial_json, parse_streaming_json
+from pi.ai.json_parse import parse_partial_json, parse_tool_call_arguments
 from pi.ai.options import StreamOptions
 from pi.ai.types import AssistantMessage, Model, TextContent, ThinkingContent, ToolCall
 
@@ -77,7 +77,7 @@ class OutputBuilder:
             self.stream.push(ThinkingEndEvent(content_index=self.index, content=block.thinking, partial=partial))
         else:
             if self._tool_json.strip():
-                block.arguments = parse_streaming_json(self._tool_json)
+                block.arguments, block.arguments_error = parse_tool_call_arguments(self._tool_json)
             self._tool_json = ""
             self.stream.push(ToolCallEndEvent(content_index=self.index, tool_call=block, partial=partial))
 
