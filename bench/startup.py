@@ -1,17 +1,21 @@
-"""Start-up cost of `pi`: how long `pi --version` takes, how much memory it touches, and what each
-import on the way to a first request costs.
+"""Start-up cost of `pi`: how long `pi --version` takes, how much memory it touches, what each
+import on the way to a first request costs, and the same start-up figures of pi 1.6.0.
 
 Every number is taken in fresh processes, next to a baseline measured in the same run (an empty
-``python -c pass``), so a slow or busy machine shows up as a ratio rather than as a regression.
+``python -c pass`` of the Python that runs the measured `pi`), so a slow or busy machine shows up as a
+ratio rather than as a regression. The last table runs both programs side by side (interleaved):
+`--version`, and `pi -p` with one text reply from the loopback server, timed to the server receiving
+the first request and to the end of the process.
 
-    .venv/bin/python bench/startup.py            # 20 runs of each
-    .venv/bin/python bench/startup.py -n 50
+    .venv/bin/python bench/startup.py                                  # 20 runs of each
+    .venv/bin/python bench/startup.py -n 50 --ours /other/.venv/bin/pi
+    PI_TS_BIN=... PI_TS_NODE=... .venv/bin/python bench/startup.py     # with pi 1.6.0 (bench/README.md)
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import json
 import os
 import statistics
 import subprocess
@@ -21,8 +25,25 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-PYTHON = sys.executable
-PI = str(Path(sys.executable).parent / "pi")
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench.fake_openai_server import text_reply  # noqa: E402
+from bench.side_by_side import (  # noqa: E402
+    Program,
+    Run,
+    Workspace,
+    add_program_args,
+    failure_of,
+    measure,
+    print_args,
+    programs_from_args,
+    ratio,
+    run_scripted,
+)
+
+ONE_TURN_TEXT = "Hello from the loopback model."
 
 _TIMER = "import time\n{setup}\nstart = time.perf_counter()\n{statement}\nprint(time.perf_counter() - start)\n"
 
@@ -45,7 +66,7 @@ atexit.register(_report_peak_rss)
 _exit = os._exit
 
 
-def _report_then_exit(code):  # the pi executable ends with os._exit, which skips atexit
+def _report_then_exit(code):  # older pi executables ended with os._exit, which skips atexit
     _report_peak_rss()
     _exit(code)
 
@@ -95,28 +116,42 @@ def measure_command(label: str, argv: list[str], runs: int) -> Row:
     return Row(label, statistics.median(times), min(times), peak_rss_mib(argv, min(runs, 5)))
 
 
-def measure_snippet(label: str, setup: str, statement: str, runs: int) -> Row:
+def measure_snippet(python: str, label: str, setup: str, statement: str, runs: int) -> Row:
     """Time `statement` alone, in a fresh interpreter each run, after an untimed `setup`."""
     code = _TIMER.format(setup=setup, statement=statement)
     times: list[float] = []
     for _ in range(runs + 1):
-        out = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, check=True)
+        out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
         times.append(float(out.stdout) * 1000)
     times = times[1:]  # the first run also compiles .pyc files
     return Row(label, statistics.median(times), min(times))
 
 
-def measure_import(module: str, runs: int, before: tuple[str, ...] = ()) -> Row:
+def measure_import(python: str, module: str, runs: int, before: tuple[str, ...] = ()) -> Row:
     setup = "\n".join(f"import {name}" for name in before)
     label = f"import {module}" + (f" (after {', '.join(before)})" if before else "")
-    return measure_snippet(label, setup, f"import {module}", runs)
+    return measure_snippet(python, label, setup, f"import {module}", runs)
 
 
-def module_exists(module: str) -> bool:
+_PROVIDER_MODULES = """
+import importlib.util, json
+from pi.ai.registry import BUILTIN_PROVIDER_MODULES
+def exists(name):
     try:
-        return importlib.util.find_spec(module) is not None
+        return importlib.util.find_spec(name) is not None
     except ModuleNotFoundError:
         return False
+print(json.dumps({api: [name, exists(name)] for api, name in BUILTIN_PROVIDER_MODULES.items()}))
+"""
+
+
+def provider_modules(python: str) -> dict[str, tuple[str, bool]]:
+    """`api -> (module, exists)` of the measured installation, asked of its own interpreter."""
+    done = subprocess.run([python, "-c", _PROVIDER_MODULES], capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"  (provider modules unknown: {done.stderr.strip().splitlines()[-1:]})")
+        return {}
+    return {api: (name, exists) for api, (name, exists) in json.loads(done.stdout).items()}
 
 
 def print_table(title: str, rows: list[Row], baseline: Row | None) -> None:
@@ -137,45 +172,109 @@ def print_table(title: str, rows: list[Row], baseline: Row | None) -> None:
         print(line)
 
 
+def one_turn(program: Program, scratch: Path) -> Run:
+    return run_scripted(program, print_args("Say hello."), [text_reply(ONE_TURN_TEXT)], scratch, timeout=120)
+
+
+def side_by_side(programs: list[Program], runs: int) -> None:
+    """`--version` and a one-reply `pi -p` of each program, interleaved run by run, medians."""
+    with tempfile.TemporaryDirectory(prefix="pi-startup-bench-") as tmp:
+        scratch = Path(tmp)
+        workspace = Workspace.create(scratch, "http://127.0.0.1:9")
+        version: dict[str, list[float]] = {p.label: [] for p in programs}
+        first: dict[str, list[float]] = {p.label: [] for p in programs}
+        whole: dict[str, list[float]] = {p.label: [] for p in programs}
+        rss: dict[str, list[float]] = {p.label: [] for p in programs}
+        failed: dict[str, str] = {}
+        for program in programs:  # untimed warm-up: page cache, bytecode, node's compile cache
+            measure(program, ["--version"], workspace, scratch)
+            one_turn(program, scratch)
+        for _ in range(runs):
+            for program in programs:
+                version[program.label].append(measure(program, ["--version"], workspace, scratch).wall)
+                if program.label in failed:
+                    continue
+                run = one_turn(program, scratch)
+                problem = failure_of(run, final_text=ONE_TURN_TEXT, requests=1)
+                if problem is not None or run.first_request is None:
+                    failed[program.label] = problem or "no request"
+                    continue
+                first[program.label].append(run.first_request)
+                whole[program.label].append(run.wall)
+                rss[program.label].append(run.maxrss_kib / 1024)
+    print(f"\nSide by side, {runs} interleaved runs each, medians (peak RSS includes the ~11 MiB intermediate)")
+    print("| program | `--version` ms | `-p` to first request ms | `-p` one turn, whole run ms | peak RSS MiB |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    med = statistics.median
+    for program in programs:
+        if program.label in failed:
+            print(
+                f"| {program.label} | {med(version[program.label]) * 1000:.1f} | failed ({failed[program.label]}) | | |"
+            )
+            continue
+        print(
+            f"| {program.label} | {med(version[program.label]) * 1000:.1f} | {med(first[program.label]) * 1000:.0f} "
+            f"| {med(whole[program.label]) * 1000:.0f} | {med(rss[program.label]):.1f} |"
+        )
+    ts = next((p for p in programs if p.is_ts), None)
+    if ts is None or ts.label in failed:
+        return
+    for ours in (p for p in programs if not p.is_ts and p.label not in failed):
+
+        def both(table: dict[str, list[float]], label: str = ours.label) -> str:
+            return ratio(med(table[label]), med(table[ts.label]))
+
+        cells = f"{both(version)} | {both(first)} | {both(whole)} | {both(rss)}"
+        print(f"| {ours.argv[0]} / pi 1.6.0 | {cells} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("-n", "--runs", type=int, default=20, help="measured runs per row (default 20)")
+    parser.add_argument("--side-by-side-runs", type=int, default=9, help="runs per program, last table (default 9)")
+    parser.add_argument("--skip-imports", action="store_true", help="only the process rows and the side-by-side table")
+    add_program_args(parser)
     args = parser.parse_args(argv)
     runs: int = args.runs
+    programs = programs_from_args(args)
 
-    if not Path(PI).exists():
-        print(f"no `pi` executable next to {PYTHON}; install the package first", file=sys.stderr)
-        return 1
+    print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {runs} runs per row")
+    for ours in (p for p in programs if not p.is_ts):
+        pi = ours.argv[0]
+        python = str(Path(pi).parent / "python")
+        baseline = measure_command("python -c pass (baseline)", [python, "-c", "pass"], runs)
+        commands = [
+            baseline,
+            measure_command("pi --version", [pi, "--version"], runs),
+            measure_command("pi --help", [pi, "--help"], runs),
+            measure_command("python -c 'import pi.ai' (reference)", [python, "-c", "import pi.ai"], runs),
+        ]
+        print_table(f"Processes ({ours.label})", commands, baseline)
+        if not args.skip_imports:
+            measure_imports(python, runs, baseline)
+    if programs:
+        side_by_side(programs, args.side_by_side_runs)
+    return 0
 
-    print(f"python {sys.version.split()[0]} on {sys.platform}, {os.cpu_count()} CPUs, {runs} runs per row")
 
-    baseline = measure_command("python -c pass (baseline)", [PYTHON, "-c", "pass"], runs)
-    commands = [
-        baseline,
-        measure_command("pi --version", [PI, "--version"], runs),
-        measure_command("pi --help", [PI, "--help"], runs),
-        measure_command("python -c 'import pi.ai' (reference)", [PYTHON, "-c", "import pi.ai"], runs),
-    ]
-    print_table("Processes", commands, baseline)
-
-    from pi.ai.registry import BUILTIN_PROVIDER_MODULES
-
-    imports = [measure_import(name, runs) for name in ("pydantic", "httpx", "pi.ai")]
+def measure_imports(python: str, runs: int, baseline: Row) -> None:
+    imports = [measure_import(python, name, runs) for name in ("pydantic", "httpx", "pi.ai")]
     skipped: list[str] = []
-    for api, module in BUILTIN_PROVIDER_MODULES.items():
-        if not module_exists(module):
+    for api, (module, exists) in provider_modules(python).items():
+        if not exists:
             skipped.append(f"{module} ({api}): not written yet")
             continue
-        imports.append(measure_import(module, runs))
-        imports.append(measure_import(module, runs, before=("pi.ai",)))
-    imports.append(measure_import("pi.ai.models", runs, before=("pi.ai",)))
+        imports.append(measure_import(python, module, runs))
+        imports.append(measure_import(python, module, runs, before=("pi.ai",)))
+    imports.append(measure_import(python, "pi.ai.models", runs, before=("pi.ai",)))
     imports.append(
-        measure_snippet("first catalog lookup (read + build)", "import pi.ai.models as m", "m.get_providers()", runs)
+        measure_snippet(
+            python, "first catalog lookup (read + build)", "import pi.ai.models as m", "m.get_providers()", runs
+        )
     )
     print_table("Imports (each in a fresh interpreter; ratio against the baseline process)", imports, baseline)
     for note in skipped:
         print(f"  skipped {note}")
-    return 0
 
 
 if __name__ == "__main__":
