@@ -21,6 +21,8 @@ from pi.agent import (
 )
 from pi.agent.tool import OnToolUpdate
 from pi.ai.abort import AbortSignal
+from pi.ai.event_stream import AssistantMessageEventStream
+from pi.ai.events import DoneEvent, StartEvent
 from pi.ai.faux import FauxProvider, faux_assistant_message, faux_text, faux_tool_call
 from pi.ai.stream import stream
 from pi.ai.types import UserMessage
@@ -303,3 +305,30 @@ async def test_tool_updates_are_events_before_the_end(faux: FauxProvider) -> Non
     assert [u.partial_result.content[0].text for u in updates] == ["line 0", "line 1", "line 2"]
     assert updates[0].args == {"text": "a"} and updates[0].tool_name == "stream"
     assert agent.state.messages[2].content[0].text == "all lines"
+
+
+async def test_unreadable_final_arguments_go_back_to_the_model_instead_of_running(faux: FauxProvider) -> None:
+    log = ToolLog()
+    faux.set_responses([faux_assistant_message("fixed")])
+    broken = call("echo", {}, "c1")
+    broken.arguments_error = 'Expecting \',\' delimiter\n\nReceived arguments:\n{"text": "a" "b"}'
+    first = faux_assistant_message([broken])
+    replies = iter([first])
+
+    def stream_fn(model: Any, context: Any, options: Any = None) -> AssistantMessageEventStream:
+        reply = next(replies, None)
+        if reply is None:
+            return stream(model, context, options)
+        events = AssistantMessageEventStream()
+        events.push(StartEvent(partial=reply))
+        events.push(DoneEvent(reason="toolUse", message=reply))
+        events.end(reply)
+        return events
+
+    agent, _rec = make_agent(faux, tools=[echo_tool(log)], stream_fn=stream_fn)
+    await agent.prompt("go")
+    assert log.calls == []
+    result = agent.state.messages[2]
+    assert result.role == "toolResult" and result.is_error
+    assert result.content[0].text.startswith('Invalid arguments for tool "echo": Expecting')
+    assert "Received arguments:" in result.content[0].text

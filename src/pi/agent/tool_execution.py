@@ -42,7 +42,7 @@ from pi.agent.hooks import (
 from pi.agent.tool import AgentTool, AgentToolResult
 from pi.ai.abort import AbortSignal
 from pi.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
-from pi.ai.validation import validate_model_arguments
+from pi.ai.validation import check_tool_call_arguments, validate_model_arguments
 
 T = TypeVar("T")
 
@@ -319,6 +319,7 @@ class ToolPhase:
         if tool is None:
             return error_result(f"Tool {call.name} not found")
         try:
+            check_tool_call_arguments(call.name, call.arguments_error)
             args = call.arguments
             if tool.prepare_arguments is not None:
                 args = tool.prepare_arguments(args)

@@ -167,33 +167,17 @@ def as_thinking_level(level: str) -> AgentThinkingLevel:
 
 
 def supported_thinking_levels(model: Model) -> list[AgentThinkingLevel]:
-    """Levels `model` accepts: all for a reasoning model, minus those its map sets to null; xhigh and max
-    only when the map names them. A model that does not reason has just "off"."""
-    if not model.reasoning:
-        return ["off"]
-    mapping = model.thinking_level_map or {}
-    out: list[AgentThinkingLevel] = []
-    for level in all_thinking_levels():
-        if level in mapping:
-            if mapping[level] is not None:
-                out.append(level)
-        elif level not in ("xhigh", "max"):
-            out.append(level)
-    return out or ["off"]
+    """Levels `model` accepts, weakest first (`pi.ai` decides; just "off" for a model that does not reason)."""
+    from pi.ai.thinking import supported_thinking_levels as levels_of
+
+    return list(levels_of(model)) or ["off"]
 
 
 def clamp_thinking_level(level: str, model: Model) -> AgentThinkingLevel:
-    """The supported level nearest to `level`: searching upward first, then downward (pi's rule)."""
-    supported = supported_thinking_levels(model)
-    wanted = as_thinking_level(level)
-    if wanted in supported:
-        return wanted
-    order = all_thinking_levels()
-    index = order.index(wanted)
-    for candidate in (*order[index + 1 :], *reversed(order[:index])):
-        if candidate in supported:
-            return candidate
-    return supported[0]
+    """The supported level nearest to `level` (stronger first, then weaker); an unknown name means the default."""
+    from pi.ai.thinking import clamp_thinking_level as clamp
+
+    return clamp(model, as_thinking_level(level))
 
 
 __all__ = [
