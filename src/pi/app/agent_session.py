@@ -399,6 +399,14 @@ class AgentSession:
     async def clone(self) -> dict[str, Any]:
         return await self._navigation.clone()
 
+    async def navigate_tree(self, target_id: str) -> str | None:
+        """Move to another point of the session tree; a user message's text comes back for the editor."""
+        return await self._navigation.navigate_tree(target_id)
+
+    def set_scoped_models(self, models: Sequence[tuple[Model, str | None]]) -> None:
+        """The models Ctrl+P and `cycle_model` go through (empty: every available model)."""
+        self._core.scoped_models = list(models)
+
     def export_html(self, output_path: str | None = None) -> str:
         from pi.session.export_html import export_session_html
 

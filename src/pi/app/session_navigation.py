@@ -45,6 +45,29 @@ class Navigation:
         if core.manager.get_entries():
             self.models.set_thinking_level(context.thinking_level, record=False)
 
+    async def navigate_tree(self, target_id: str) -> str | None:
+        """Move the branch's leaf to `target_id` and make it the agent's context.
+
+        Going to a user message goes to the point just before it and hands its text back (for the
+        editor, so the user can send it again or change it); any other entry becomes the leaf.
+        """
+        await self._abort()
+        manager = self.core.manager
+        entry = manager.get_entry(target_id)
+        if entry is None:
+            raise ValueError(f"Entry {target_id} not found")
+        text: str | None = None
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):
+            text = message_text(entry.message)
+            if entry.parent_id is None:
+                manager.reset_leaf()
+            else:
+                manager.branch(entry.parent_id)
+        else:
+            manager.branch(target_id)
+        self.reload_from_session()
+        return text
+
     def start_entries(self) -> None:
         """A new session file starts by naming its model and thinking level."""
         core = self.core

@@ -133,10 +133,12 @@ async def test_tree_navigates_to_a_user_message(tmp_path: Path) -> None:
     assert "› • assistant: reply 1" in screen
     assert screen[-2].strip() == f"({len(api.selector.rows)}/{len(api.selector.rows)})"
     api.press(ENTER)
+    await api.run_spawned()
     assert api.texts("status") == ["Already at this point"]
     await _run(api, "/tree")
     api.press(UP)  # the second user message
     api.press(ENTER)
+    await api.run_spawned()
     assert api.texts("status")[-1] == "Navigated to selected point"
     assert api.editor_text == "second question"
     assert [m.role for m in env.session.messages] == ["user", "assistant"]

@@ -126,7 +126,7 @@ async def cmd_thinking(api: InteractiveApi, args: str) -> None:
 
 def _apply_scope(session: AgentSession, scope: Scope) -> None:
     """Make `scope` the session's cycle list (empty: every available model)."""
-    session.scoped_models[:] = [(model, None) for model in scope or []]
+    session.set_scoped_models([(model, None) for model in scope or []])
 
 
 async def cmd_scoped_models(api: InteractiveApi, args: str) -> None:

@@ -15,30 +15,17 @@ if TYPE_CHECKING:
     from pi.app.modes.interactive.commands.api import InteractiveApi
 
 
-def navigate_to(api: InteractiveApi, entry_id: str) -> None:
-    """Move the session's leaf to `entry_id` (before it, for a user message) and reload the context."""
+async def navigate_to(api: InteractiveApi, entry_id: str) -> None:
+    """Move the session to `entry_id` (before it, for a user message) and show where it is now."""
     session = api.session
-    manager = session.session
-    if entry_id == manager.get_leaf_id():
+    if entry_id == session.session.get_leaf_id():
         api.show_status("Already at this point")
         return
-    entry = manager.get_entry(entry_id)
-    if entry is None:
-        api.show_error(f"Entry {entry_id} not found")
+    try:
+        editor_text = await session.navigate_tree(entry_id)
+    except ValueError as exc:
+        api.show_error(str(exc))
         return
-    data = getattr(entry, "message_json", None)
-    editor_text: str | None = None
-    if isinstance(data, dict) and data.get("role") == "user":
-        from pi.app.modes.interactive.pickers.tree_view import content_text
-
-        editor_text = content_text(data.get("content"))
-        if entry.parent_id is None:
-            manager.reset_leaf()
-        else:
-            manager.branch(entry.parent_id)
-    else:
-        manager.branch(entry_id)
-    session.agent.replace_messages(manager.build_session_context().messages)
     api.rebuild_chat()
     if editor_text is not None:
         api.set_editor_text(editor_text)
@@ -55,7 +42,7 @@ def open_tree(api: InteractiveApi) -> None:
 
     def chosen(entry_id: str) -> None:
         api.close_selector()
-        navigate_to(api, entry_id)
+        api.spawn(navigate_to(api, entry_id))
 
     view = TreeView(
         rows,
