@@ -1,0 +1,52 @@
+"""The interactive mode: `pi` in a terminal. `run_interactive_mode` shows the UI until the user quits."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi.app.agent_session import AgentSession
+    from pi.app.modes.interactive.context import InteractiveContext
+    from pi.tui.terminal import Terminal
+    from pi.tui.theme import ColorMode, Theme
+
+logger = logging.getLogger(__name__)
+
+
+def resolve_theme(context: InteractiveContext, settings_theme: object, terminal: Terminal) -> Theme:
+    """`--theme`, else the `theme` setting: a built-in, a file, a theme in `<agent-dir>/themes`, or `system`."""
+    from pi.tui.theme import ThemeError, load_theme
+    from pi.tui.theme_system import system_theme
+
+    if context.theme is not None:
+        return context.theme
+    name = context.theme_name or (settings_theme if isinstance(settings_theme, str) else None) or "system"
+    env = terminal.environ
+    truecolor = env.get("COLORTERM") in ("truecolor", "24bit") or env.get("PI_TRUE_COLOR") == "1"
+    color_mode: ColorMode = "truecolor" if truecolor else "256"
+    if name != "system":
+        try:
+            return load_theme(name, [context.agent_dir / "themes", context.cwd / ".pi" / "themes"], color_mode)
+        except ThemeError as exc:
+            context.startup_warnings.append(str(exc))
+    return system_theme(None, color_mode, terminal.environ)
+
+
+async def run_interactive_mode(session: AgentSession, context: InteractiveContext) -> int:
+    """Run the terminal UI on `session` (the process's terminal unless the context names one); returns the exit code."""
+    from pi.app.modes.interactive.app import InteractiveApp
+    from pi.tui.keybindings import load_keybindings
+    from pi.tui.terminal import TtyTerminal
+
+    terminal = context.terminal if context.terminal is not None else TtyTerminal()
+    theme = resolve_theme(context, session.settings.get("theme"), terminal)
+    keybindings = context.keybindings or load_keybindings(context.agent_dir / "keybindings.json")
+    app = InteractiveApp(session, context, terminal, theme, keybindings)
+    try:
+        return await app.run()
+    finally:
+        terminal.restore()
+
+
+__all__ = ["resolve_theme", "run_interactive_mode"]

@@ -1,0 +1,206 @@
+"""The transcript: one container of message views, tool cards and notices, in the order they happened.
+
+`ChatView` is what the rest of the UI talks to: it creates the right component for each thing
+(user message, assistant reply, tool call, status, warning, error) and keeps the global display
+toggles (tool output expanded, thinking hidden) applied to old and new components alike.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi.app.modes.interactive.components.assistant_message import AssistantMessageView
+from pi.app.modes.interactive.components.bash_block import UserBashView
+from pi.app.modes.interactive.components.notices import ErrorLine, StatusLine, WarningLine
+from pi.app.modes.interactive.components.summaries import CompactionView
+from pi.app.modes.interactive.components.tool_card import ToolCard
+from pi.app.modes.interactive.components.user_message import UserMessageView
+from pi.tui.component import Component, Container
+
+if TYPE_CHECKING:
+    from pi.ai.types import AssistantMessage
+    from pi.tui.theme import Theme
+
+
+def message_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(getattr(block, "text", "") or "" for block in content or [] if getattr(block, "type", "") == "text")
+
+
+class ChatView(Container):
+    """See the module docstring."""
+
+    def __init__(
+        self,
+        theme: Theme,
+        cwd: Path,
+        *,
+        output_pad: int = 1,
+        hide_thinking: bool = False,
+        hidden_label: str = "Thinking...",
+        now: Callable[[], float] = time.monotonic,
+        tool_names: Callable[[], set[str]] | None = None,
+    ) -> None:
+        super().__init__()
+        self.tool_names = tool_names
+        """The tools the session defines (a call to any other tool is shown as unknown)."""
+        self.theme = theme
+        self.cwd = cwd
+        self.output_pad = output_pad
+        self.tools_expanded = False
+        self.hide_thinking = hide_thinking
+        self.hidden_label = hidden_label
+        self.now = now
+        self.tool_cards: dict[str, ToolCard] = {}
+        self.on_tick_needed: Callable[[], None] | None = None
+        """Called when a component starts something that redraws on its own (a tool timer)."""
+        self._pending: dict[int, tuple[AssistantMessageView, Any]] = {}
+
+    def render(self, width: int) -> list[str]:
+        # Streaming replies are re-laid out once per frame, not once per token.
+        if self._pending:
+            pending, self._pending = self._pending, {}
+            for view, message in pending.values():
+                view.update(message)
+        return super().render(width)
+
+    def assistant_update(self, view: AssistantMessageView, message: Any) -> None:
+        """Record the latest partial reply; the view takes it at the next frame."""
+        self._pending[id(view)] = (view, message)
+
+    def assistant_finish(self, view: AssistantMessageView, message: Any) -> None:
+        self._pending.pop(id(view), None)
+        view.finish(message)
+
+    # --- adding --------------------------------------------------------------------------------
+    def add_user(self, text: str) -> Component:
+        view = UserMessageView(text, self.theme, self.output_pad, expanded=self.tools_expanded)
+        self.add(view)
+        return view
+
+    def assistant_start(self, message: AssistantMessage | None = None) -> AssistantMessageView:
+        view = AssistantMessageView(
+            self.theme, hide_thinking=self.hide_thinking, hidden_label=self.hidden_label, output_pad=self.output_pad
+        )
+        if message is not None:
+            view.update(message)
+        self.add(view)
+        return view
+
+    def tool_start(self, call_id: str, name: str, args: dict[str, Any], *, complete: bool = True) -> ToolCard:
+        """The card of a call: created when its arguments start streaming, updated until they are complete."""
+        card = self.tool_cards.get(call_id)
+        if card is None:
+            card = self._new_tool_card(call_id, name, args)
+            self.tool_cards[call_id] = card
+            self.add(card)
+        card.set_args(args, complete)
+        return card
+
+    def _new_tool_card(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCard:
+        defined = name in self.tool_names() if self.tool_names is not None else None
+        return ToolCard(
+            name,
+            call_id,
+            args,
+            self.theme,
+            cwd=str(self.cwd),
+            expanded=self.tools_expanded,
+            output_pad=self.output_pad,
+            now=self.now,
+            defined=defined,
+        )
+
+    def tool_running(self, call_id: str, name: str, args: dict[str, Any]) -> None:
+        self.tool_start(call_id, name, args).start()
+        if self.on_tick_needed is not None:
+            self.on_tick_needed()
+
+    def tool_update(self, call_id: str, partial: Any) -> None:
+        card = self.tool_cards.get(call_id)
+        if card is not None:
+            card.update(partial)
+
+    def tool_end(self, call_id: str, result: Any, is_error: bool, duration_ms: float | None) -> None:
+        card = self.tool_cards.get(call_id)
+        if card is not None:
+            card.finish(result, is_error, duration_ms)
+
+    def new_bash_view(self, command: str, exclude_from_context: bool) -> UserBashView:
+        """A `!` block (not yet placed: the app puts it in the chat or the pending area)."""
+        return UserBashView(
+            command, exclude_from_context, self.theme, expanded=self.tools_expanded, output_pad=self.output_pad
+        )
+
+    def needs_tick(self) -> bool:
+        """Whether a running timer or spinner in the transcript wants a frame soon."""
+        return any(card.needs_timer_tick() for card in self.tool_cards.values())
+
+    def add_status(self, text: str) -> None:
+        """A dim status line; one right after another status replaces it."""
+        last = self.children[-1] if self.children else None
+        if isinstance(last, StatusLine):
+            last.set_text(text)
+            return
+        self.add(StatusLine(text, self.theme, self.output_pad))
+
+    def add_warning(self, text: str) -> None:
+        self.add(WarningLine(text, self.theme, self.output_pad))
+
+    def add_error(self, text: str) -> None:
+        self.add(ErrorLine(text, self.theme, self.output_pad))
+
+    def add_notice(self, component: Component) -> None:
+        self.add(component)
+
+    def clear_chat(self) -> None:
+        self.clear()
+        self.tool_cards.clear()
+
+    # --- global toggles ---------------------------------------------------------------------------
+    def set_tools_expanded(self, expanded: bool) -> None:
+        self.tools_expanded = expanded
+        for child in self.children:
+            setter = getattr(child, "set_expanded", None)
+            if setter is not None:
+                setter(expanded)
+
+    def set_thinking_hidden(self, hidden: bool) -> None:
+        self.hide_thinking = hidden
+        for child in self.children:
+            if isinstance(child, AssistantMessageView):
+                child.set_hide_thinking(hidden)
+
+    # --- resume ------------------------------------------------------------------------------------
+    def rebuild(self, messages: Sequence[Any]) -> None:
+        """The whole transcript from stored messages (resume, or after a compaction)."""
+        self.clear_chat()
+        for message in messages:
+            self._add_stored(message)
+
+    def _add_stored(self, message: Any) -> None:
+        role = getattr(message, "role", None)
+        if role == "user":
+            self.add_user(message_text(message.content))
+        elif role == "assistant":
+            view = self.assistant_start()
+            view.finish(message)
+            for block in message.content:
+                if getattr(block, "type", "") == "toolCall":
+                    self.tool_start(block.id, block.name, dict(block.arguments))
+        elif role == "toolResult":
+            self.tool_end(message.tool_call_id, message, bool(getattr(message, "is_error", False)), None)
+        elif role == "bashExecution":
+            bash = self.new_bash_view(message.command, bool(message.exclude_from_context))
+            bash.append(message.output)
+            bash.finish(message)
+            self.add(bash)
+        elif role == "compactionSummary":
+            self.add(CompactionView(message.tokens_before, message.summary, self.theme, expanded=self.tools_expanded))
+
+
+__all__ = ["ChatView", "message_text"]

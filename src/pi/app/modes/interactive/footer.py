@@ -1,0 +1,216 @@
+"""The footer: where you are (cwd, git branch, session name) and what it costs (tokens, context, model).
+
+Line 1: the cwd (`~` for the home directory), ` (<branch>)`, ` • <name>`, cut with `...`.
+Line 2: `↑in ↓out Rread Wwrite`, `CH<hit>%`, `$<cost>`, `<pct>%/<window>` with ` (auto)`, on the
+left; `(<provider>) <model> • <level>` on the right, cut first when space runs out.
+The totals are summed over every session entry, recomputed only when `refresh()` is called.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi.tui.text_width import truncate_to_width, visible_width
+
+if TYPE_CHECKING:
+    from pi.app.agent_session import AgentSession
+    from pi.tui.theme import Theme
+
+
+def format_tokens(count: float) -> str:
+    """Raw below 1000, `1.2k` below 10k, `12k` below 1M, `1.2M` below 10M, `12M` above."""
+    if count < 1000:
+        return str(int(count))
+    if count < 10_000:
+        return f"{count / 1000:.1f}k"
+    if count < 1_000_000:
+        return f"{round(count / 1000)}k"
+    if count < 10_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    return f"{round(count / 1_000_000)}M"
+
+
+def git_branch(cwd: Path) -> str | None:
+    """The checked-out branch (or a short commit when detached), read from `.git/HEAD`."""
+    for directory in [cwd, *cwd.parents]:
+        dot_git = directory / ".git"
+        if dot_git.is_file():
+            text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+            if not text.startswith("gitdir:"):
+                return None
+            dot_git = (directory / text.split(":", 1)[1].strip()).resolve()
+        if dot_git.is_dir():
+            try:
+                head = (dot_git / "HEAD").read_text(encoding="utf-8").strip()
+            except OSError:
+                return None
+            if head.startswith("ref: refs/heads/"):
+                return head[len("ref: refs/heads/") :]
+            return head[:7] or None
+    return None
+
+
+@dataclass
+class Totals:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+    context_tokens: int | None = 0
+    """Tokens of the latest reply (None right after a compaction: not known yet)."""
+    last_cache_hit: float | None = None
+
+
+def _add_usage(totals: Totals, usage: Any) -> None:
+    if not isinstance(usage, dict):
+        return
+    totals.input += int(usage.get("input") or 0)
+    totals.output += int(usage.get("output") or 0)
+    totals.cache_read += int(usage.get("cacheRead") or 0)
+    totals.cache_write += int(usage.get("cacheWrite") or 0)
+    cost = usage.get("cost")
+    if isinstance(cost, dict):
+        totals.cost += float(cost.get("total") or 0)
+
+
+def session_totals(session: AgentSession) -> Totals:
+    """Token and cost totals over every entry of the session file, and the context use now."""
+    totals = Totals()
+    for entry in session.session.get_entries():
+        kind = getattr(entry, "type", "")
+        if kind == "message":
+            message = getattr(entry, "message_json", None) or {}
+            if message.get("role") != "assistant":
+                continue
+            usage = message.get("usage")
+            _add_usage(totals, usage)
+            if isinstance(usage, dict) and message.get("stopReason") not in ("aborted", "error"):
+                used = sum(int(usage.get(k) or 0) for k in ("input", "output", "cacheRead", "cacheWrite"))
+                totals.context_tokens = used
+                read = int(usage.get("cacheRead") or 0)
+                prompt = read + int(usage.get("input") or 0) + int(usage.get("cacheWrite") or 0)
+                totals.last_cache_hit = (100.0 * read / prompt) if read and prompt else None
+        elif kind in ("usage", "compaction", "branch_summary"):
+            _add_usage(totals, getattr(entry, "usage", None))
+            if kind == "compaction":
+                totals.context_tokens = None
+    return totals
+
+
+class Footer:
+    """The two footer lines (see the module docstring); a third for extension statuses when set."""
+
+    def __init__(self, session: AgentSession, theme: Theme, home: str) -> None:
+        self.session = session
+        self.theme = theme
+        self.home = home
+        self.statuses: dict[str, str] = {}
+        self.totals = Totals()
+        self._branch: str | None = None
+        self._cache: tuple[tuple[object, ...], list[str]] | None = None
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the totals and the git branch (after a turn, a model change, a session switch)."""
+        self.totals = session_totals(self.session)
+        self._branch = git_branch(self.session.cwd)
+        self._cache = None
+
+    def invalidate(self) -> None:
+        self._cache = None
+
+    def _location(self) -> str:
+        cwd = str(self.session.cwd)
+        if self.home and (cwd == self.home or cwd.startswith(self.home + "/")):
+            cwd = "~" + cwd[len(self.home) :]
+        if self._branch:
+            cwd += f" ({self._branch})"
+        name = self.session.session_name
+        if name:
+            cwd += f" • {name}"
+        return cwd
+
+    def _usage_part(self) -> str:
+        t = self.totals
+        parts = []
+        if t.input:
+            parts.append(f"↑{format_tokens(t.input)}")
+        if t.output:
+            parts.append(f"↓{format_tokens(t.output)}")
+        if t.cache_read:
+            parts.append(f"R{format_tokens(t.cache_read)}")
+        if t.cache_write:
+            parts.append(f"W{format_tokens(t.cache_write)}")
+        if t.last_cache_hit is not None:
+            parts.append(f"CH{t.last_cache_hit:.1f}%")
+        if t.cost > 0:
+            parts.append(f"${t.cost:.3f}")
+        return " ".join(parts)
+
+    def _context_part(self) -> str:
+        model = self.session.model
+        window = model.context_window if model is not None else 0
+        auto = " (auto)" if self.session.auto_compaction_enabled else ""
+        if self.totals.context_tokens is None:
+            return f"?/{format_tokens(window)}{auto}"
+        pct = 100.0 * self.totals.context_tokens / window if window else 0.0
+        text = f"{pct:.1f}%/{format_tokens(window)}{auto}"
+        if pct > 90:
+            return self.theme.fg("error", text)
+        if pct > 70:
+            return self.theme.fg("warning", text)
+        return text
+
+    def _model_part(self) -> tuple[str, str]:
+        """(provider prefix, model and level) of the right side."""
+        model = self.session.model
+        if model is None:
+            return "", "no model"
+        text = model.id
+        if model.reasoning:
+            level = self.session.thinking_level
+            text += " • thinking off" if level == "off" else f" • {level}"
+        providers = {m.provider for m in self.session.model_registry.available_models()}
+        prefix = f"({model.provider}) " if len(providers) > 1 else ""
+        return prefix, text
+
+    def render(self, width: int) -> list[str]:
+        key = (
+            width,
+            self.session.session_name,
+            self.session.model.id if self.session.model else None,
+            self.session.thinking_level,
+            tuple(sorted(self.statuses.items())),
+        )
+        if self._cache is not None and self._cache[0] == key:
+            return self._cache[1]
+        lines = self._render(width)
+        self._cache = (key, lines)
+        return lines
+
+    def _render(self, width: int) -> list[str]:
+        dim = self.theme.dim
+        line1 = dim(truncate_to_width(self._location(), width))
+        left = " ".join(p for p in (self._usage_part(), self._context_part()) if p)
+        prefix, right = self._model_part()
+        left_width = visible_width(left)
+        if left_width + 2 + visible_width(prefix + right) <= width:
+            right = prefix + right
+        room = width - left_width - 2
+        if room < 1:
+            line2 = dim(truncate_to_width(left, width))
+        else:
+            right = truncate_to_width(right, room)
+            gap = width - left_width - visible_width(right)
+            line2 = dim(left + " " * gap + right)
+        lines = [line1, line2]
+        if self.statuses:
+            text = " ".join("".join(ch for ch in value if ch >= " ") for _, value in sorted(self.statuses.items()))
+            lines.append(dim(truncate_to_width(text, width)))
+        return lines
+
+
+__all__ = ["Footer", "Totals", "format_tokens", "git_branch", "session_totals"]
