@@ -1,3 +1,3 @@
 """The package version, kept in a module of its own so that `pi --version` imports nothing else."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
