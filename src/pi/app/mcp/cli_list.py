@@ -1,0 +1,99 @@
+"""`pi mcp list [--json]`: connect to every enabled server and show what it offers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+from pathlib import Path
+from typing import Any, TextIO
+
+from pi.app.mcp.client import McpConnection
+from pi.app.mcp.config import ServerConfig, load_mcp_config
+from pi.app.mcp.tool_defs import registered_exposure
+
+
+def transport_text(server: ServerConfig) -> str:
+    if server.transport == "http":
+        return f"http: {server.url}"
+    return "stdio: " + shlex.join([server.command or "", *server.args])
+
+
+def state_text(connection: McpConnection) -> str:
+    if not connection.server.enabled:
+        return "disabled"
+    if connection.state == "connected":
+        count = len(connection.tools)
+        return f"connected, {count} tool{'' if count == 1 else 's'}"
+    if connection.state == "needs-auth":
+        return "needs sign-in"
+    return connection.state
+
+
+def server_lines(connection: McpConnection) -> list[str]:
+    server = connection.server
+    lines = [
+        f"{server.name}: {state_text(connection)} ({server.exposure}, {server.scope})",
+        f"  {transport_text(server)}",
+    ]
+    if connection.state == "connected" and connection.tools:
+        shown = []
+        for tool in connection.tools:
+            exposure = registered_exposure(server.exposure_for_tool(tool.name))
+            shown.append(tool.name if exposure == registered_exposure(server.exposure) else f"{tool.name} [{exposure}]")
+        lines.append("  tools: " + ", ".join(shown))
+    if connection.state == "connected" and connection.has_resources:
+        lines.append("  offers resources")
+    if connection.state == "needs-auth":
+        lines.append(f"  sign in with: pi mcp login {server.name}")
+    elif connection.error and connection.state != "connected":
+        lines.extend(f"  {line}" for line in connection.error.split("\n"))
+    return lines
+
+
+def server_json(connection: McpConnection) -> dict[str, Any]:
+    server = connection.server
+    out: dict[str, Any] = {"name": server.name, "scope": server.scope, "source": server.source}
+    if server.override:
+        out["override"] = server.override
+    out.update(enabled=server.enabled, exposure=server.exposure, transport=server.transport)
+    if server.auth_provider:
+        out["authProvider"] = server.auth_provider
+    out["state"] = "disabled" if not server.enabled else connection.state
+    out["tools"] = [t.name for t in connection.tools]
+    if server.tool_exposure:
+        out["toolExposure"] = dict(server.tool_exposure)
+    if connection.has_resources:
+        out["resources"] = True
+    if connection.error and connection.state != "connected":
+        out["error"] = connection.error
+    return out
+
+
+async def cmd_list(argv: list[str], agent_dir: Path, cwd: Path, trusted: bool, out: TextIO) -> int:
+    config = load_mcp_config(agent_dir, cwd, trusted=trusted)
+    connections = [
+        McpConnection(s, cwd=cwd, log_path=agent_dir / "mcp.log", agent_dir=agent_dir) for s in config.servers.values()
+    ]
+    enabled = [c for c in connections if c.server.enabled]
+    await asyncio.gather(*(c.connect() for c in enabled))
+    failed = bool(config.errors) or any(c.state != "connected" for c in enabled)
+    try:
+        if "--json" in argv:
+            data: dict[str, Any] = {"servers": [server_json(c) for c in connections], "errors": config.errors}
+            if not connections:
+                data["note"] = f"No MCP servers configured. Add them to {agent_dir}/mcp.json or .pi/mcp.json."
+            out.write(json.dumps(data, indent=2) + "\n")
+        elif not connections and not config.errors:
+            out.write(f"No MCP servers configured. Add them to {agent_dir}/mcp.json or .pi/mcp.json.\n")
+        else:
+            for connection in connections:
+                out.write("\n".join(server_lines(connection)) + "\n")
+            for error in config.errors:
+                out.write(f"config error: {error}\n")
+    finally:
+        await asyncio.gather(*(c.close() for c in enabled), return_exceptions=True)
+    return 1 if failed else 0
+
+
+__all__ = ["cmd_list", "server_lines", "transport_text"]

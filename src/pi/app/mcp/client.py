@@ -1,0 +1,448 @@
+"""One connection to one MCP server, over the official SDK's `ClientSession`.
+
+A connection lives in its own task (the SDK's streams and task groups must be entered and left in
+one task), so callers only see `connect()`, `call_tool()`, resource requests and `close()`. The
+connection never raises for server trouble: it moves to a state (`failed`, `needs-auth`,
+`disconnected`) and keeps the error text, and the next call reconnects a dropped server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+from pi.app.mcp.config import ServerConfig
+from pi.app.mcp.mcp_log import append_log, format_entry
+from pi.app.mcp.naming import RemoteTool
+from pi.app.mcp.secrets import expand_home, expand_map
+
+log = logging.getLogger(__name__)
+
+State: TypeAlias = Literal["connecting", "connected", "needs-auth", "failed", "disconnected", "closed"]
+HTTP_RETRY_DELAYS_S = (0.25, 1.0)
+CONNECT_TIMEOUT_S = 30.0
+PI_VERSION = "1.6.0"
+ProgressFn: TypeAlias = Callable[[float, float | None, str | None], Awaitable[None] | None]
+
+
+class NeedsAuthError(RuntimeError):
+    """The server answered 401 and no stored token could be used."""
+
+
+class ConnectionClosedError(RuntimeError):
+    """The transport ended while a request was pending."""
+
+
+@dataclass(slots=True)
+class _Live:
+    """What exists only while connected."""
+
+    session: Any
+    closed: asyncio.Event
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    stderr: Callable[[], str] = str
+    final_stderr: Callable[[], Awaitable[str]] | None = None
+    transport_error: asyncio.Future[BaseException] | None = None
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+def _status(error: BaseException) -> int | None:
+    response = getattr(error, "response", None)
+    code = getattr(response, "status_code", None)
+    return code if isinstance(code, int) else None
+
+
+def is_transient(error: BaseException) -> bool:
+    """Network trouble, 408, 429 and 5xx except 501 are worth a retry at connect."""
+    import httpx
+
+    for leaf in _leaves(error):
+        code = _status(leaf)
+        if code is not None:
+            return code in (408, 429) or (500 <= code < 600 and code != 501)
+        if isinstance(leaf, httpx.TransportError):
+            return True
+    return False
+
+
+def describe_error(error: BaseException) -> str:
+    leaves = _leaves(error)
+    for leaf in leaves:
+        text = str(leaf)
+        match = re.match(r"Unsupported protocol version from the server: (.+)", text)
+        if match:
+            return f"MCP server selected unsupported protocol version {match.group(1)}"
+    leaf = leaves[0]
+    return str(leaf) or type(leaf).__name__
+
+
+class McpConnection:
+    """A server connection with pi's states, error texts, timeouts and reconnect-on-call."""
+
+    def __init__(
+        self,
+        server: ServerConfig,
+        *,
+        cwd: Path,
+        log_path: Path | None = None,
+        agent_dir: Path | None = None,
+        on_tools_changed: Callable[[McpConnection], Any] | None = None,
+    ) -> None:
+        self.server = server
+        self.cwd = cwd
+        self.log_path = log_path
+        self.agent_dir = agent_dir
+        """Where sign-ins stored their tokens (`mcp-auth.json`); None sends no stored token."""
+        self.on_tools_changed = on_tools_changed
+        self.state: State = "disconnected"
+        self.error: str | None = None
+        self.tools: list[RemoteTool] = []
+        self.instructions: str | None = None
+        self.has_resources = False
+        self.has_tools = False
+        self._live: _Live | None = None
+        self._runner: asyncio.Task[None] | None = None
+        self._connecting: asyncio.Future[None] | None = None
+        self._startup_stderr: Callable[[], Awaitable[str]] | None = None
+        self._background: set[asyncio.Future[None]] = set()
+
+    @property
+    def name(self) -> str:
+        return self.server.name
+
+    # -- connecting ------------------------------------------------------------------------------
+
+    async def connect(self) -> State:
+        """Connect (once at a time); returns the resulting state and never raises for server trouble."""
+        if self._connecting is not None and not self._connecting.done():
+            await asyncio.shield(self._connecting)
+            return self.state
+        loop = asyncio.get_running_loop()
+        self._connecting = loop.create_future()
+        self.state, self.error = "connecting", None
+        try:
+            await self._connect_with_retries()
+        finally:
+            if not self._connecting.done():
+                self._connecting.set_result(None)
+        return self.state
+
+    async def wait_settled(self) -> State:
+        if self._connecting is not None and not self._connecting.done():
+            await asyncio.shield(self._connecting)
+        return self.state
+
+    async def _connect_with_retries(self) -> None:
+        delays = list(HTTP_RETRY_DELAYS_S) if self.server.transport == "http" else []
+        while True:
+            ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._runner = asyncio.ensure_future(self._run(ready))
+            try:
+                await ready
+                self.state = "connected"
+                return
+            except NeedsAuthError as error:
+                self.state, self.error = "needs-auth", str(error)
+                return
+            except Exception as error:
+                if any(_status(leaf) == 401 for leaf in _leaves(error)):
+                    self.state, self.error = "needs-auth", self._sign_in_message()
+                    return
+                if delays and is_transient(error):
+                    await asyncio.sleep(delays.pop(0))
+                    continue
+                stderr = await self._startup_stderr() if self._startup_stderr is not None else ""
+                self._fail(describe_error(error), stderr)
+                return
+
+    def _sign_in_message(self) -> str:
+        provider = self.server.auth_provider
+        how = f"/login {provider}" if provider else "/mcp"
+        return f'MCP server "{self.name}" requires sign-in. Run {how} to sign in.'
+
+    def _fail(self, message: str, stderr: str = "") -> None:
+        text = f'MCP server "{self.name}" failed to connect: {message}'
+        tail = stderr.strip()
+        self.state, self.error = "failed", text + (f"\n{tail}" if tail else "")
+
+    async def _run(self, ready: asyncio.Future[None]) -> None:
+        """The connection's task: open transport and session, report readiness, wait for the end."""
+        from contextlib import AsyncExitStack
+
+        live: _Live | None = None
+        try:
+            async with AsyncExitStack() as stack:
+                live = await self._open(stack)
+                await self._handshake(live)
+                self._live = live
+                if not ready.done():
+                    ready.set_result(None)
+                stop_task = asyncio.ensure_future(live.stop.wait())
+                closed_task = asyncio.ensure_future(live.closed.wait())
+                await asyncio.wait({stop_task, closed_task}, return_when=asyncio.FIRST_COMPLETED)
+                stop_task.cancel()
+                closed_task.cancel()
+                if not live.stop.is_set():
+                    self._dropped(live)
+        except BaseException as error:
+            if not ready.done():
+                ready.set_exception(error if isinstance(error, Exception) else RuntimeError(str(error)))
+            elif live is not None and not live.stop.is_set():
+                self._dropped(live)
+            if isinstance(error, asyncio.CancelledError):
+                raise
+        finally:
+            if live is not None and self._live is live:
+                self._live = None
+
+    def _dropped(self, live: _Live) -> None:
+        """Mark the connection dropped, unless `live` is an older connection already replaced."""
+        if self._live is not live:
+            return
+        tail = live.stderr().strip()
+        self.state = "disconnected"
+        self.error = "Connection closed" + (f"\n{tail}" if tail else "")
+
+    async def _open(self, stack: contextlib.AsyncExitStack) -> _Live:
+        from mcp import ClientSession, types
+
+        closed = asyncio.Event()
+        stderr: Callable[[], str] = str
+        if self.server.transport == "stdio":
+            from pi.app.mcp import stdio_transport
+
+            env = {**os.environ, **expand_map(self.server.env)}
+            command = expand_home(self.server.command or "")
+            args = [expand_home(a) for a in self.server.args]
+            cwd = str((self.cwd / expand_home(self.server.cwd)).resolve()) if self.server.cwd else str(self.cwd)
+            if not Path(cwd).is_dir():
+                raise RuntimeError(f"working directory {cwd} does not exist")
+            try:
+                proc = await stdio_transport.spawn(command, args, env, cwd)
+            except OSError as error:
+                raise RuntimeError(f"{error.strerror or error}: {command}") from error
+            closed = proc.closed
+            stderr = lambda: proc.stderr_tail  # noqa: E731
+            self._startup_stderr = lambda: stdio_transport.final_stderr(proc)
+            read, write = await stack.enter_async_context(stdio_transport.stdio_streams(proc))
+        else:
+            read, write = await stack.enter_async_context(self._http_streams(closed))
+        transport_error: asyncio.Future[BaseException] = asyncio.get_running_loop().create_future()
+
+        async def on_message(message: Any) -> None:
+            if isinstance(message, Exception):
+                if not transport_error.done():
+                    transport_error.set_result(message)
+                return
+            await self._on_notification(message)
+
+        async def on_log(params: Any) -> None:
+            if self.log_path is not None:
+                append_log(self.log_path, format_entry(self.name, str(params.level), params.logger, params.data))
+
+        async def list_roots(_context: Any) -> Any:
+            return types.ListRootsResult(roots=[types.Root(uri=self.cwd.resolve().as_uri(), name=self.cwd.name)])
+
+        session = await stack.enter_async_context(
+            ClientSession(
+                read,
+                write,
+                message_handler=on_message,
+                logging_callback=on_log,
+                list_roots_callback=list_roots,  # type: ignore[arg-type]
+                client_info=types.Implementation(name="pi", version=PI_VERSION),
+            )
+        )
+        return _Live(session=session, closed=closed, stderr=stderr, transport_error=transport_error)
+
+    def _http_streams(self, closed: asyncio.Event) -> Any:
+        import httpx
+        from mcp.client.streamable_http import streamable_http_client
+
+        headers = expand_map(self.server.headers)
+        token = self._stored_token(headers)
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        client = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(30.0, read=300.0), follow_redirects=False)
+
+        @contextlib.asynccontextmanager
+        async def streams() -> Any:
+            async with client, streamable_http_client(self.server.url or "", http_client=client) as (read, write, _):
+                yield read, write
+
+        return streams()
+
+    def _stored_token(self, headers: dict[str, str]) -> str | None:
+        """The access token saved by a sign-in, for HTTP servers without their own credentials."""
+        if self.agent_dir is None or self.server.auth_provider or any(k.lower() == "authorization" for k in headers):
+            return None
+        from pi.app.mcp.auth_store import load_credentials
+
+        state = load_credentials(self.agent_dir, self.server) or {}
+        tokens = state.get("tokens")
+        token = tokens.get("access_token") if isinstance(tokens, dict) else None
+        return token if isinstance(token, str) and token else None
+
+    async def _handshake(self, live: _Live) -> None:
+        """`initialize` (racing transport errors such as a 401), then `tools/list` when offered."""
+        failure = live.transport_error
+        assert failure is not None
+        init = asyncio.ensure_future(live.session.initialize())
+        ended = asyncio.ensure_future(live.closed.wait())
+        done, _ = await asyncio.wait({init, failure, ended}, timeout=CONNECT_TIMEOUT_S, return_when="FIRST_COMPLETED")
+        ended.cancel()
+        if init not in done:
+            init.cancel()
+            if failure in done:
+                error = failure.result()
+                if _status(error) == 401:
+                    raise NeedsAuthError(self._sign_in_message())
+                raise error
+            if ended in done:
+                raise ConnectionClosedError("Connection closed")
+            raise TimeoutError(f"no answer to initialize within {CONNECT_TIMEOUT_S:g} s")
+        result = init.result()
+        caps = result.capabilities
+        self.instructions = (result.instructions or "").strip() or None
+        self.has_resources = caps.resources is not None
+        self.has_tools = caps.tools is not None
+        self.tools = await self._list_tools(live.session) if self.has_tools else []
+
+    @staticmethod
+    def _tail(live: _Live) -> str:
+        tail = live.stderr().strip()
+        return f"\n{tail}" if tail else ""
+
+    async def _list_tools(self, session: Any) -> list[RemoteTool]:
+        tools: list[RemoteTool] = []
+        cursor: str | None = None
+        while True:
+            page = await session.list_tools(cursor=cursor) if cursor else await session.list_tools()
+            for tool in page.tools:
+                annotations = tool.annotations.model_dump(exclude_none=True) if tool.annotations else {}
+                tools.append(
+                    RemoteTool(
+                        name=tool.name,
+                        description=tool.description,
+                        title=tool.title,
+                        input_schema=dict(tool.inputSchema or {}),
+                        output_schema=dict(tool.outputSchema) if tool.outputSchema else None,
+                        annotations=annotations,
+                    )
+                )
+            cursor = page.nextCursor
+            if not cursor:
+                return tools
+
+    async def _on_notification(self, message: Any) -> None:
+        """Runs inside the SDK's receive loop, so the refresh request goes to its own task."""
+        root = getattr(message, "root", None)
+        if getattr(root, "method", None) == "notifications/tools/list_changed" and self._live is not None:
+            task = asyncio.ensure_future(self._refresh_tools(self._live))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def _refresh_tools(self, live: _Live) -> None:
+        try:
+            self.tools = await self._list_tools(live.session)
+        except Exception as error:
+            log.warning("MCP server %s: refreshing tools failed: %s", self.name, error)
+            return
+        if self.on_tools_changed is not None and self._live is live:
+            self.on_tools_changed(self)
+
+    # -- requests ----------------------------------------------------------------------------------
+
+    async def _session(self) -> Any:
+        if self.state == "connecting":
+            await self.wait_settled()
+        if self.state in ("disconnected", "closed") or (self.state == "connected" and self._live is None):
+            await self.connect()
+        if self.state == "needs-auth":
+            raise RuntimeError(self._sign_in_message())
+        if self.state != "connected" or self._live is None:
+            raise RuntimeError(self.error or f'MCP server "{self.name}" is not connected.')
+        return self._live.session
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any], on_progress: ProgressFn | None = None) -> Any:
+        """`tools/call` with the server's timeout, which every progress notification restarts."""
+        session = await self._session()
+        live = self._live
+        assert live is not None
+        loop = asyncio.get_running_loop()
+        deadline = [loop.time() + self.server.timeout]
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            deadline[0] = loop.time() + self.server.timeout
+            if on_progress is not None:
+                outcome = on_progress(value, total, message)
+                if asyncio.iscoroutine(outcome):
+                    await outcome
+
+        call = asyncio.ensure_future(
+            session.call_tool(tool, arguments, read_timeout_seconds=timedelta(days=1), progress_callback=progress)
+        )
+        ended = asyncio.ensure_future(live.closed.wait())
+        try:
+            while True:
+                remaining = deadline[0] - loop.time()
+                done, _ = await asyncio.wait({call, ended}, timeout=max(remaining, 0), return_when="FIRST_COMPLETED")
+                if call in done:
+                    if call.exception() is not None and live.closed.is_set():
+                        self._dropped(live)
+                        raise ConnectionClosedError("Connection closed" + self._tail(live))
+                    return call.result()
+                if ended in done:
+                    self._dropped(live)
+                    raise ConnectionClosedError("Connection closed" + self._tail(live))
+                if loop.time() >= deadline[0]:
+                    raise TimeoutError(
+                        f'MCP tool "{self.name}/{tool}" timed out after {self.server.timeout:g} s without progress'
+                    )
+        finally:
+            ended.cancel()
+            if not call.done():
+                call.cancel()
+
+    async def request(self, method: str, **kwargs: Any) -> Any:
+        """A read-only request (`list_resources`, `read_resource`, …): retried once after 250 ms."""
+        for attempt in (0, 1):
+            session = await self._session()
+            try:
+                return await getattr(session, method)(**kwargs)
+            except Exception:
+                if attempt:
+                    raise
+                await asyncio.sleep(0.25)
+        raise AssertionError("unreachable")
+
+    async def close(self) -> None:
+        """End the connection (stdio: pi's close sequence) and wait for it to be gone."""
+        live, runner = self._live, self._runner
+        self.state = "closed"
+        if runner is None or runner.done():
+            return
+        if live is None:
+            runner.cancel()  # still connecting: abandon the handshake, the transport still closes cleanly
+        else:
+            live.stop.set()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await asyncio.wait_for(asyncio.shield(runner), 5.0)
+        if not runner.done():
+            runner.cancel()
+
+
+__all__ = ["ConnectionClosedError", "McpConnection", "NeedsAuthError", "State", "describe_error", "is_transient"]

@@ -1,0 +1,159 @@
+"""The stdio transport: a server process in its own process group, spoken to in JSON lines.
+
+pi spawns the process itself (instead of the SDK's `stdio_client`) to keep the whole environment,
+capture stderr for error messages, and end the server the way pi does: close stdin, give it
+500 ms, SIGTERM the group, SIGKILL the group 2 s later. The SDK's `ClientSession` gets the two
+memory streams this module feeds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import os
+import signal
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+STDERR_TAIL_CHARS = 2000
+STDIN_GRACE_S = 0.5
+TERM_GRACE_S = 2.0
+LINE_LIMIT = 64 * 1024 * 1024
+
+
+_live_groups: set[int] = set()
+
+
+@atexit.register
+def _kill_leftover_groups() -> None:
+    """Servers end with pi even when pi exits without closing them."""
+    for pid in list(_live_groups):
+        _signal_group(pid, signal.SIGKILL)
+
+
+@dataclass(slots=True)
+class StdioProcess:
+    """A running server: its process, the stderr tail and an event set when stdout ends."""
+
+    process: asyncio.subprocess.Process
+    stderr_tail: str = ""
+    closed: asyncio.Event = field(default_factory=asyncio.Event)
+    stderr_done: asyncio.Event = field(default_factory=asyncio.Event)
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    def add_stderr(self, text: str) -> None:
+        self.stderr_tail = (self.stderr_tail + text)[-STDERR_TAIL_CHARS:]
+
+
+async def spawn(command: str, args: list[str], env: dict[str, str], cwd: str | None) -> StdioProcess:
+    process = await asyncio.create_subprocess_exec(
+        command,
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+        limit=LINE_LIMIT,
+    )
+    _live_groups.add(process.pid)
+    return StdioProcess(process)
+
+
+async def _read_stderr(proc: StdioProcess) -> None:
+    assert proc.process.stderr is not None
+    try:
+        while chunk := await proc.process.stderr.read(4096):
+            proc.add_stderr(chunk.decode("utf-8", errors="replace"))
+    finally:
+        proc.stderr_done.set()
+
+
+def _signal_group(pid: int, signo: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signo)
+
+
+async def terminate(proc: StdioProcess) -> None:
+    """pi's close sequence; returns once the process is gone."""
+    process = proc.process
+    if process.stdin is not None and not process.stdin.is_closing():
+        process.stdin.close()
+    for grace, signo in ((STDIN_GRACE_S, signal.SIGTERM), (TERM_GRACE_S, signal.SIGKILL)):
+        try:
+            await asyncio.wait_for(process.wait(), grace)
+            break
+        except TimeoutError:
+            _signal_group(process.pid, signo)
+    else:
+        await process.wait()
+    _signal_group(process.pid, signal.SIGKILL)  # children left behind in the group
+    _live_groups.discard(process.pid)
+    for task in proc.tasks:
+        task.cancel()
+
+
+@contextlib.asynccontextmanager
+async def stdio_streams(proc: StdioProcess) -> AsyncIterator[tuple[Any, Any]]:
+    """Memory streams for `ClientSession`, pumped to and from the process pipes."""
+    import anyio
+    from mcp import types
+    from mcp.shared.message import SessionMessage
+
+    read_send, read_recv = anyio.create_memory_object_stream[Any](0)
+    write_send, write_recv = anyio.create_memory_object_stream[Any](0)
+    process = proc.process
+    assert process.stdout is not None and process.stdin is not None
+    stdout, stdin = process.stdout, process.stdin
+
+    async def pump_out() -> None:
+        async with read_send:
+            while line := await stdout.readline():
+                if not line.strip():
+                    continue
+                try:
+                    message = types.JSONRPCMessage.model_validate_json(line)
+                except Exception as error:
+                    await read_send.send(error)
+                    continue
+                await read_send.send(SessionMessage(message))
+        proc.closed.set()
+
+    async def pump_in() -> None:
+        async with write_recv:
+            async for item in write_recv:
+                data = item.message.model_dump_json(by_alias=True, exclude_none=True)
+                try:
+                    stdin.write((data + "\n").encode("utf-8"))
+                    await stdin.drain()
+                except (BrokenPipeError, ConnectionResetError):
+                    proc.closed.set()
+                    return
+
+    async def guarded(coro: Any, ends_connection: bool = True) -> None:
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, asyncio.CancelledError):
+            await coro
+        if ends_connection:
+            proc.closed.set()
+
+    proc.tasks += [asyncio.ensure_future(guarded(c)) for c in (pump_out(), pump_in())]
+    proc.tasks.append(asyncio.ensure_future(guarded(_read_stderr(proc), ends_connection=False)))
+    try:
+        yield read_recv, write_send
+    finally:
+        await terminate(proc)
+        for stream in (read_recv, write_send):
+            await stream.aclose()
+
+
+async def final_stderr(proc: StdioProcess, wait_s: float = 1.0) -> str:
+    """The stderr tail once the process closed its stderr (or after `wait_s`), for error messages."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(proc.stderr_done.wait(), wait_s)
+    return proc.stderr_tail
+
+
+__all__ = ["STDERR_TAIL_CHARS", "StdioProcess", "final_stderr", "spawn", "stdio_streams", "terminate"]

@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+from pi.app.mcp.config import validate_server
+from pi.app.mcp.prompt_section import MAX_SECTION_CHARS, mcp_servers_section
+
+
+def server(name: str, **entry: object):  # type: ignore[no-untyped-def]
+    return validate_server(name, {"command": "x", **entry}, scope="global", source="f")
+
+
+def test_acceptance_40_section_text() -> None:
+    text = mcp_servers_section(
+        [(server("srv", description="Docs search\nmore"), None), (server("d", exposure="direct"), None)]
+    )
+    assert text == (
+        "MCP servers whose tools are not declared to you. Call the tools of `codemode` servers from codemode scripts.\n"
+        "- mcp__srv (codemode): Docs search"
+    )
+
+
+def test_both_kinds_sorted_and_instructions_as_fallback() -> None:
+    text = mcp_servers_section(
+        [
+            (server("zeta", exposure="deferred"), "Ticket tracker"),
+            (server("alpha"), None),
+            (server("off", enabled=False), "x"),
+        ]
+    )
+    assert text.splitlines() == [
+        "MCP servers whose tools are not declared to you. Call the tools of `codemode` servers from codemode scripts."
+        " Load the tools of `tool_search` servers with `tool_search`.",
+        "- mcp__alpha (codemode)",
+        "- mcp__zeta (tool_search): Ticket tracker",
+    ]
+    assert mcp_servers_section([(server("d", exposure="direct"), None)]) == ""
+
+
+def test_long_descriptions_and_overflow() -> None:
+    servers = [(server(f"s{i:03d}", description="d" * 400), None) for i in range(40)]
+    text = mcp_servers_section(servers)
+    assert len(text) <= MAX_SECTION_CHARS
+    lines = text.splitlines()
+    assert all(len(line) <= 250 + len("- mcp__s000 (codemode): ") for line in lines[1:-1])
+    assert lines[1].endswith("…")
+    assert lines[-1].startswith("- … ") and lines[-1].endswith(" more server(s); find their tools with searchTools()")
