@@ -1,0 +1,1 @@
+"""The per-provider sign-in flows."""
