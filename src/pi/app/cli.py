@@ -107,6 +107,11 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError:
         sys.stderr.write(f"{DELETED_CWD_ERROR}\n")
         return 1
+    from pi.app.subcommands import is_subcommand, run_subcommand
+
+    if is_subcommand(raw):
+        _mark_environment(offline="--offline" in raw)
+        return run_subcommand(raw)
     from pi.app.args import ArgsError, parse_args, unknown_option_hint
 
     try:
