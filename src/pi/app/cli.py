@@ -19,6 +19,9 @@ pi - AI coding assistant with read, bash, edit, write tools
 
 Usage:
   pi [options] [@files...] [messages...]
+  pi auth login|logout|list|check <provider>   Manage stored credentials and subscription logins
+  pi mcp add|remove|list|login|logout ...      Manage MCP servers (mcp.json)
+  pi install|remove|update|list <source>       Manage pi packages (pypi:, git:, local paths)
 
 Modes:
   -p, --print                  Answer the prompt(s), print the final reply and exit (also when stdout
@@ -53,7 +56,7 @@ Tools and resources:
   -nbt, --no-builtin-tools     Start with no built-in tools; extension tools stay
   -e, --extension <path>       Load an extension (repeatable; not loaded by this version yet)
   -ne, --no-extensions         Do not discover extensions
-  --no-mcp                     Do not start MCP servers (this version has no MCP client yet)
+  --no-mcp                     Do not start MCP servers (sessions do not start them yet; see pi mcp)
   --skill <path>               Load a skill file or directory (repeatable)
   -ns, --no-skills             Do not discover skills
   --prompt-template <path>     Load a prompt template file or directory (repeatable)
