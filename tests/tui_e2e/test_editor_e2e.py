@@ -168,3 +168,18 @@ def test_check_34_external_editor(make_pi: Any, server: ScriptedServer, tmp_path
     go.write_text("")
     pi.wait_for("rewritten by editor")
     assert [r.strip() for r in _editor_rows(pi)] == ["rewritten by editor", "second line"]
+
+
+def test_check_25_at_file_completion(make_pi: Any, server: ScriptedServer) -> None:
+    """Check 25: `@` lists the project's directories first, then files; a query narrows it; Tab inserts."""
+    pi = _started(make_pi, server)
+    pi.type("look at @")
+    pi.wait_for(lambda s: "→ src/" in s and "AGENTS.md" in s)
+    rows = [row.strip() for row in pi.screen()]
+    first = rows.index(next(row for row in rows if row.startswith("→ src/")))
+    assert rows[first + 1].startswith("AGENTS.md") and rows[first + 3].startswith("calc.py")
+    pi.type("calc")
+    pi.wait_for(lambda s: "→ calc.py" in s and "src/calc.py" in s)
+    pi.keys("Tab")
+    pi.wait_for(lambda s: [row.strip() for row in _editor_rows(pi)] == ["look at @src/calc.py"])
+    assert not server.requests

@@ -23,6 +23,7 @@ from pi.app.modes.interactive.header import Header, ResourcesView
 from pi.app.modes.interactive.keys_dispatch import KeyDispatch
 from pi.app.modes.interactive.layout import EditorSlot, Layout
 from pi.app.modes.interactive.local_commands import LocalCommands
+from pi.app.modes.interactive.project_files import list_project_files
 from pi.app.modes.interactive.queue_view import PendingArea, QueueView
 from pi.app.modes.interactive.session_binding import SessionBinding
 from pi.app.modes.interactive.startup import no_model_help, tmux_warnings
@@ -67,7 +68,13 @@ class InteractiveApp:
         settings = self.settings
         output_pad = 0 if settings.get("outputPad") == 0 else 1
         self.commands = LocalCommands(self)
-        self.autocomplete = AutocompleteProvider(self.commands.slash_commands, cwd=str(session.cwd), home=self.home)
+        self.autocomplete = AutocompleteProvider(
+            self.commands.slash_commands,
+            cwd=str(session.cwd),
+            home=self.home,
+            argument_completer=self.commands.registry.complete_argument,
+            list_files=list_project_files,
+        )
         self.editor = Editor(
             theme,
             keybindings,
