@@ -5,11 +5,17 @@ so a program that quits at once still shows why), with a fresh agent dir whose m
 a loopback Chat Completions server, a fresh home and project dir, and `PI_OFFLINE=1`. The command is
 `exec env -i ... <pi>`, so the pane's process is the program itself and /proc/<pid> is its own.
 
-- first frame: seconds from creating the window to the first `tmux capture-pane` whose bottom lines
-  show the model (its id or its name: the footer), polled every 10 ms;
+- first frame: seconds from creating the window to the first `tmux capture-pane` that shows a full
+  frame: the footer (the model's id or name in the bottom lines) and the start-up header (a version
+  `v<major>.<minor>` in the top lines), polled every 10 ms. pi 1.6.0 draws the editor and the footer
+  first and the header a moment later, so the footer alone marks a partial frame;
 - streaming CPU: the prompt is typed and sent; the server streams a markdown reply (headings, lists,
   code, a table) spread evenly over 10 seconds; user+system CPU seconds of the process (from
   /proc/<pid>/stat, all threads) from the request's arrival until the reply's last line is on screen;
+- key echo: 3 s into the stream one character (`Z`, which nothing else on the screen contains) is
+  typed; milliseconds from calling `tmux send-keys` until a capture shows it (polled every 2 ms; each
+  capture takes a few ms, so this includes tmux's own round trip, measured alone as the echo of `cat`
+  in the same tmux and printed as the floor);
 - resume memory: `pi --session <file>` on a generated 2,000-message session; once the footer and the
   last message's text are on screen, the process's peak RSS (VmHWM of /proc/<pid>/status).
 
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import shutil
 import statistics
@@ -52,6 +59,10 @@ MODEL_NAME = "Fake Model"  # as in bench/fake_openai_server.models_json
 LAST_LINE = "End of the streamed report."
 UNAVAILABLE = "interactive UI not available"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+VERSION = re.compile(r"\bv\d+\.\d+")
+ECHO_AFTER_S = 3.0
+ECHO_KEY = "Z"  # not in the reply, the footer or the header
+ECHO_POLL_S = 0.002
 
 
 class Unavailable(Exception):
@@ -65,6 +76,7 @@ class Figures:
     stream_wall: list[float] = field(default_factory=list)
     resume_hwm: list[float] = field(default_factory=list)
     resume_frame: list[float] = field(default_factory=list)
+    key_echo: list[float] = field(default_factory=list)
     unavailable: str | None = None
     failure: str | None = None
 
@@ -162,6 +174,23 @@ def footer_shown(lines: list[str]) -> bool:
     return any(MODEL_ID in line or MODEL_NAME in line for line in lines[-4:])
 
 
+def full_frame(lines: list[str]) -> bool:
+    """Footer and start-up header both drawn."""
+    return footer_shown(lines) and any(VERSION.search(line) for line in lines[:8])
+
+
+def key_echo_seconds(tmux: Tmux, window: str) -> float:
+    """Type `ECHO_KEY` and poll until the screen shows one more of it than before."""
+    before = sum(line.count(ECHO_KEY) for line in tmux.screen(window))
+    start = time.perf_counter()
+    tmux.run("send-keys", "-t", window, "-l", ECHO_KEY)
+    while sum(line.count(ECHO_KEY) for line in tmux.screen(window)) <= before:
+        if time.perf_counter() - start > 5:
+            raise Unavailable(f"the typed {ECHO_KEY!r} did not appear within 5 s")
+        time.sleep(ECHO_POLL_S)
+    return time.perf_counter() - start
+
+
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime: fields 14 and 15 of stat
@@ -182,7 +211,7 @@ def first_frame_and_stream(program: Program, tmux: Tmux, scratch: Path, figures:
         workspace = Workspace.create(scratch, server.url)
         started = time.perf_counter()
         window, pid = tmux.open(command_line(program, workspace, scratch, []))
-        wait_for(tmux, window, footer_shown, 60)
+        wait_for(tmux, window, full_frame, 60)
         figures.first_frame.append(time.perf_counter() - started)
         tmux.run("send-keys", "-t", window, "-l", "Write a long markdown report.")
         tmux.run("send-keys", "-t", window, "Enter")
@@ -192,7 +221,11 @@ def first_frame_and_stream(program: Program, tmux: Tmux, scratch: Path, figures:
                 raise Unavailable("the typed prompt sent no request")
             time.sleep(POLL_S)
         cpu_at_request = cpu_seconds(pid)
-        shown = wait_for(tmux, window, lambda lines: any(LAST_LINE in line for line in lines), STREAM_S * 4)
+        requested = time.perf_counter()
+        time.sleep(ECHO_AFTER_S)
+        figures.key_echo.append(key_echo_seconds(tmux, window))
+        wait_for(tmux, window, lambda lines: any(LAST_LINE in line for line in lines), STREAM_S * 4)
+        shown = time.perf_counter() - requested
         figures.stream_cpu.append(cpu_seconds(pid) - cpu_at_request)
         figures.stream_wall.append(shown)
     finally:
@@ -219,10 +252,22 @@ def resume(program: Program, tmux: Tmux, scratch: Path, figures: Figures) -> Non
         server.stop()
 
 
+def echo_floor(tmux: Tmux, samples: int = 15) -> list[float]:
+    """Key echo of `cat`, which the terminal echoes at once: what tmux and the polling add to every echo."""
+    window, _ = tmux.open("cat")
+    try:
+        wait_for(tmux, window, lambda lines: True, 5)
+        return [key_echo_seconds(tmux, window) for _ in range(samples)]
+    finally:
+        tmux.close(window)
+
+
 def measure(programs: list[Program], runs: int) -> dict[str, Figures]:
     results = {program.label: Figures() for program in programs}
     tmux = Tmux()
     try:
+        floor = echo_floor(tmux)
+        print(f"key echo floor (`cat` in the same tmux): median {statistics.median(floor) * 1000:.0f} ms")
         with tempfile.TemporaryDirectory(prefix="pi-tui-bench-") as tmp:
             scratch = Path(tmp)
             for index in range(runs + 1):  # the first round is an untimed warm-up
@@ -247,17 +292,17 @@ def report(programs: list[Program], results: dict[str, Figures], runs: int) -> N
     print(f"\nInteractive UI under tmux ({WIDTH}x{HEIGHT}), medians of {runs} runs after one warm-up")
     print(
         "| program | first frame s | reply streamed, request to last line shown s | CPU s meanwhile | "
-        f"resume {RESUME_MESSAGES:,} messages: to frame s | peak RSS MiB |"
+        f"resume {RESUME_MESSAGES:,} messages: to frame s | peak RSS MiB | key echo while streaming ms |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     medians: dict[str, list[float]] = {}
     for program in programs:
         figures = results[program.label]
         if figures.unavailable is not None:
-            print(f"| {program.label} | {UNAVAILABLE} ({figures.unavailable}) | | | | |")
+            print(f"| {program.label} | {UNAVAILABLE} ({figures.unavailable}) | | | | | |")
             continue
         if figures.failure is not None:
-            print(f"| {program.label} | failed ({figures.failure}) | | | | |")
+            print(f"| {program.label} | failed ({figures.failure}) | | | | | |")
             continue
         columns = [
             figures.first_frame,
@@ -265,10 +310,13 @@ def report(programs: list[Program], results: dict[str, Figures], runs: int) -> N
             figures.stream_cpu,
             figures.resume_frame,
             figures.resume_hwm,
+            figures.key_echo,
         ]
         medians[program.label] = [statistics.median(values) for values in columns]
-        first, wall, cpu, frame, hwm = medians[program.label]
-        print(f"| {program.label} | {first:.2f} | {wall:.2f} | {cpu:.2f} | {frame:.2f} | {hwm:.1f} |")
+        first, wall, cpu, frame, hwm, echo = medians[program.label]
+        print(
+            f"| {program.label} | {first:.2f} | {wall:.2f} | {cpu:.2f} | {frame:.2f} | {hwm:.1f} | {echo * 1000:.0f} |"
+        )
     ts = next((p for p in programs if p.is_ts), None)
     for ours in (p for p in programs if not p.is_ts):
         if ts is not None and ours.label in medians and ts.label in medians:
@@ -290,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     results = measure(programs, args.runs)
     report(programs, results, args.runs)
+    print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for program in programs:
         if results[program.label].unavailable is not None:
             print(f"{program.label}: {UNAVAILABLE}")
