@@ -42,7 +42,7 @@ async def test_messages_are_persisted_with_model_and_thinking_entries_first(faux
     session, _ = _session(faux, tmp_path)
     await session.prompt("hi")
     kinds = [entry.to_dict()["type"] for entry in session.session.get_entries()]
-    assert kinds == ["model_change", "thinking_level_change", "message", "message"]
+    assert kinds == ["model_change", "thinking_level_change", "message", "message", "message"]
     assert session.last_assistant_text() == "hello"
 
 
@@ -64,10 +64,10 @@ async def test_transient_error_is_retried_with_backoff(faux: FauxProvider, tmp_p
     ]
     assert retries[-1]["success"] is True
     # The failed replies left the context (the next request was clean) but stay in the session file.
-    assert [m.role for m in session.messages] == ["user", "assistant"]
+    assert [m.role for m in session.messages] == ["system", "user", "assistant"]
     assert session.last_assistant_text() == "recovered"
     stored = [e for e in session.session.get_entries() if e.to_dict()["type"] == "message"]
-    assert len(stored) == 4
+    assert len(stored) == 5  # the system message, the prompt, two failed replies, the answer
     assert [m.role for m in faux.contexts[-1].messages] == ["user"]
 
 
@@ -234,7 +234,7 @@ async def test_a_prompt_during_a_manual_compaction_must_queue(faux: FauxProvider
     assert not session.is_streaming
 
 
-async def test_a_silent_overflow_is_compacted_and_retried(faux: FauxProvider, tmp_path: Path) -> None:
+async def test_a_silent_overflow_is_compacted_but_not_retried(faux: FauxProvider, tmp_path: Path) -> None:
     settings = {"compaction": {"reserveTokens": 10, "keepRecentTokens": 40}}
     session, events = _session(faux, tmp_path, settings)
     await _three_turns(session, faux)
@@ -250,5 +250,6 @@ async def test_a_silent_overflow_is_compacted_and_retried(faux: FauxProvider, tm
     await session.prompt("one more " + words(60))
     compaction = _types(events, "compaction_")
     assert [e["type"] for e in compaction] == ["compaction_start", "compaction_end"]
-    assert compaction[0]["reason"] == "overflow" and compaction[1]["willRetry"] is True
-    assert session.last_assistant_text() == "answer after compaction"
+    # A completed overflow keeps its answer: it is compacted for what follows, and not asked again.
+    assert compaction[0]["reason"] == "overflow" and compaction[1]["willRetry"] is False
+    assert session.last_assistant_text() == "answer from truncated input"

@@ -33,7 +33,7 @@ async def test_a_failing_listener_neither_stops_retries_nor_hides_events_from_ot
     await session.prompt("go")
     assert session.last_assistant_text() == "recovered"
     assert "auto_retry_start" in seen and "auto_retry_end" in seen
-    assert seen.count("agent_end") == 2 and seen.count("message_end") == 3
+    assert seen.count("agent_end") == 2 and seen.count("message_end") == 4
     failures = [r for r in caplog.records if r.name.startswith("pi.") and "renderer bug" in r.getMessage()]
     assert failures and all(r.levelname == "ERROR" and r.exc_info is not None for r in failures)
 

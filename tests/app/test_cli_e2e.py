@@ -221,7 +221,7 @@ def test_rpc_round_trips(env: Env) -> None:
 
         rpc.send({"id": "m1", "type": "get_messages"})
         messages = rpc.response("m1")["data"]["messages"]
-        assert [m["role"] for m in messages] == ["bashExecution", "user", "assistant"]
+        assert [m["role"] for m in messages] == ["bashExecution", "system", "user", "assistant"]
 
         rpc.send({"id": "t1", "type": "get_last_assistant_text"})
         assert rpc.response("t1")["data"] == {"text": "first answer"}

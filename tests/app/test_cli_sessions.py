@@ -188,7 +188,7 @@ def test_one_exchange_writes_header_model_thinking_user_assistant_in_order(pi_en
     }
     assert path.name.startswith(header["timestamp"].replace(":", "-").replace(".", "-") + "_")
     entries = lines[1:]
-    assert [e["type"] for e in entries] == ["model_change", "thinking_level_change", "message", "message"]
+    assert [e["type"] for e in entries] == ["model_change", "thinking_level_change", "message", "message", "message"]
     parent = None
     for entry in entries:
         assert list(entry)[:4] == ["type", "id", "parentId", "timestamp"]
@@ -197,7 +197,8 @@ def test_one_exchange_writes_header_model_thinking_user_assistant_in_order(pi_en
         parent = entry["id"]
     assert entries[0]["provider"] == "fake" and entries[0]["modelId"] == "fake-model"
     assert entries[1]["thinkingLevel"] == "off"  # the model has no reasoning
-    user, assistant = entries[2]["message"], entries[3]["message"]
+    assert entries[2]["message"]["role"] == "system"
+    user, assistant = entries[3]["message"], entries[4]["message"]
     assert user == {"role": "user", "content": [{"type": "text", "text": "Say hello."}], "timestamp": user["timestamp"]}
     assert isinstance(user["timestamp"], int)
     assert assistant["role"] == "assistant"
@@ -220,7 +221,7 @@ def test_no_file_before_any_reply_but_a_failed_reply_is_kept(pi_env: PiEnv) -> N
     failed = pi_env.run("-p", *MODEL, "please fail")
     assert failed.returncode == 1 and "unsupported parameter" in failed.stderr
     entries = lines_of(pi_env.only_session_file())[1:]
-    assert [e.get("message", {}).get("role") for e in entries] == [None, None, "user", "assistant"]
+    assert [e.get("message", {}).get("role") for e in entries] == [None, None, "system", "user", "assistant"]
     error = entries[-1]["message"]
     assert error["stopReason"] == "error" and "unsupported parameter" in error["errorMessage"]
 
@@ -304,7 +305,7 @@ def test_session_by_path_and_by_id_prefix(pi_env: PiEnv) -> None:
         ("user", "third"),
     ]
     assert pi_env.session_files() == [path]
-    assert len(lines_of(path)) == 1 + 2 + 6
+    assert len(lines_of(path)) == 1 + 2 + 1 + 6
 
 
 def test_unknown_session_exits_1(pi_env: PiEnv) -> None:
@@ -403,7 +404,7 @@ def test_sigkill_mid_tool_leaves_a_loadable_file_that_continue_resumes(pi_env: P
     assert manager.warnings == []
     assert [e.id for e in manager.get_entries()] == [e["id"] for e in written[1:]]
     roles = [e["message"]["role"] for e in written if e["type"] == "message"]
-    assert roles == ["user", "assistant", "toolResult", "assistant"]
+    assert roles == ["system", "user", "assistant", "toolResult", "assistant"]
     assert manager.get_leaf_id() == written[-1]["id"]
 
     before = path.read_bytes()
@@ -473,7 +474,12 @@ def test_json_mode_reports_auto_retry_of_overloaded_and_unavailable(pi_env: PiEn
     ]
     types = [e["type"] for e in events]
     first_retry = types.index("auto_retry_start")
-    assert types[first_retry - 1] == "agent_end" and types[first_retry + 1] == "agent_start"
+    # Between the retry's announcement and the next run: the failed attempt's omission (a context edit).
+    assert types[first_retry - 1] == "agent_end" and types[first_retry + 1 : first_retry + 3] == [
+        "entry_appended",
+        "agent_start",
+    ]
+    assert events[first_retry + 1]["entry"]["type"] == "context_edit"
     assert events[first_retry - 1]["willRetry"] is True
     assert types[-3:] == ["agent_end", "auto_retry_end", "agent_settled"]
     assert events[-3]["willRetry"] is False and events[-1] == {"type": "agent_settled", "aborted": False}

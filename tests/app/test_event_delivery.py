@@ -54,7 +54,7 @@ async def test_a_listener_that_raises_keeps_receiving(faux: FauxProvider, tmp_pa
 
     session.subscribe(flaky)
     await session.prompt("hi")
-    assert seen[-1] == "agent_settled" and seen.count("message_start") == 2
+    assert seen[-1] == "agent_settled" and seen.count("message_start") == 3
 
 
 async def test_a_listener_may_prompt_from_an_event(faux: FauxProvider, tmp_path: Path) -> None:

@@ -180,8 +180,14 @@ def check_continued(pi_env: PiEnv, name: str, path: Path, *open_args: str) -> No
     after = path.read_bytes()
     assert after.startswith(before), "the TypeScript pi's lines must stay byte for byte"
     added = [json.loads(line) for line in after[len(before) :].decode().splitlines()]
-    assert [(e["type"], e["message"]["role"]) for e in added] == [("message", "user"), ("message", "assistant")]
+    # A file without system messages gets the full prompt declaration before the next user message.
+    assert [(e["type"], e["message"]["role"]) for e in added] == [
+        ("message", "system"),
+        ("message", "user"),
+        ("message", "assistant"),
+    ]
     assert added[0]["parentId"] == leaf and added[1]["parentId"] == added[0]["id"]
+    assert added[2]["parentId"] == added[1]["id"]
     assert list(pi_env.agent_dir.parent.rglob("*.jsonl")) == [path]
 
 

@@ -77,7 +77,7 @@ def test_key_from_env_var_name_and_command(tmp_path: Path, monkeypatch: pytest.M
                 "a": {
                     "baseUrl": "http://a",
                     "api": "openai-completions",
-                    "apiKey": "MY_LLM_KEY",
+                    "apiKey": "$MY_LLM_KEY",
                     "models": [{"id": "m"}],
                 },
                 "b": {

@@ -37,6 +37,7 @@ def test_new_commands_and_their_shapes(env: Env) -> None:
             "thinking_level_change",
             "message",
             "message",
+            "message",
         ]
         assert entries["leafId"] == entries["entries"][-1]["id"]
         rpc.send({"id": "e2", "type": "get_entries", "since": entries["leafId"]})
@@ -54,7 +55,7 @@ def test_new_commands_and_their_shapes(env: Env) -> None:
         assert start == {"type": "session_start", "reason": "fork", "previousSessionFile": before}
         rpc.send({"id": "s2", "type": "get_state"})
         state = rpc.response("s2")["data"]
-        assert state["sessionFile"] != before and state["messageCount"] == 2
+        assert state["sessionFile"] != before and state["messageCount"] == 3
         rpc.send({"id": "n1", "type": "set_session_name", "name": "cloned"})
         rpc.response("n1")
         assert {"type": "session_info_changed", "name": "cloned"} in rpc.seen

@@ -107,7 +107,13 @@ def test_compact_returns_the_result_and_the_next_request_starts_from_it(pi_env: 
     assert result["tokensBefore"] == 110  # the last reply's usage
     path = Path(rpc.data("get_state")["sessionFile"])
     entries = lines_of(path)[1:]
-    second = next(e for e in entries if e["type"] == "message" and e["message"]["content"][0]["text"].startswith("se"))
+    second = next(
+        e
+        for e in entries
+        if e["type"] == "message"
+        and e["message"]["role"] == "user"
+        and e["message"]["content"][0]["text"].startswith("se")
+    )
     assert result["firstKeptEntryId"] == second["id"]
     stored = entries[-1]
     assert stored["type"] == "compaction" and stored["summary"] == result["summary"]
@@ -145,7 +151,7 @@ def test_session_name_stats_and_html_export(pi_env: PiEnv, rpc: RpcClient) -> No
         "assistantMessages": 2,
         "toolCalls": 1,
         "toolResults": 1,
-        "totalMessages": 4,
+        "totalMessages": 5,
         "tokens": {"input": 200, "output": 30, "cacheRead": 0, "cacheWrite": 0, "total": 230},
         "cost": 0,
         # The last reply's usage against the model's window.
@@ -177,7 +183,7 @@ def test_fork_new_session_and_switch_back(pi_env: PiEnv, rpc: RpcClient) -> None
     forked_state = rpc.data("get_state")
     forked = Path(forked_state["sessionFile"])
     assert forked != original and forked.parent == original.parent
-    assert forked_state["messageCount"] == 2  # q1 and r1: the fork stops before the chosen message
+    assert forked_state["messageCount"] == 3  # the prompt, q1 and r1: the fork stops before the chosen message
     header, *copied = lines_of(forked)
     assert header["parentSession"] == str(original) and header["id"] == forked_state["sessionId"]
     original_bytes = original.read_bytes()
@@ -198,7 +204,7 @@ def test_fork_new_session_and_switch_back(pi_env: PiEnv, rpc: RpcClient) -> None
     assert rpc.data("switch_session", sessionPath=str(original)) == {"cancelled": False}
     switched = rpc.data("get_state")
     assert switched["sessionId"] == original_id and switched["sessionFile"] == str(original)
-    assert switched["messageCount"] == 4
+    assert switched["messageCount"] == 5
     rpc.prompt("q3")
     assert conversation(pi_env.server.requests[-1].json()) == [
         ("user", "q1"),

@@ -128,7 +128,7 @@ async def test_input_and_context_chains(faux: FauxProvider, tmp_path: Path) -> N
     assert sent[0].content[0].text == "hi!?"  # type: ignore[union-attr]
     assert [m.content for m in sent[1:]] == ["note one", "note two"]
     # The transform changes what is sent, not what is stored.
-    assert [m.role for m in session.messages] == ["user", "assistant"]
+    assert [m.role for m in session.messages] == ["system", "user", "assistant"]
 
 
 async def test_provider_payload_chain_reaches_the_wire(server: ScriptedServer, tmp_path: Path) -> None:

@@ -115,7 +115,8 @@ def test_stored_key_beats_environment(tmp_path: Path, monkeypatch: pytest.Monkey
 def test_key_values_command_env_and_literal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MY_PROXY_KEY", "secret-from-env")
     assert resolve_config_value("!echo sk-from-command") == "sk-from-command"
-    assert resolve_config_value("MY_PROXY_KEY") == "secret-from-env"
+    assert resolve_config_value("$MY_PROXY_KEY") == "secret-from-env"
+    assert resolve_config_value("MY_PROXY_KEY") == "MY_PROXY_KEY"
     assert resolve_config_value("sk-literal") == "sk-literal"
 
 

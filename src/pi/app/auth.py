@@ -77,6 +77,10 @@ class AuthStorage:
         """Use `key` for `provider` in this process only."""
         self._runtime[provider] = key
 
+    def runtime_api_key(self, provider: str) -> str | None:
+        """The ``--api-key`` given for `provider` in this process, if any."""
+        return self._runtime.get(provider)
+
     def has_stored(self, provider: str) -> bool:
         return provider in self._data
 

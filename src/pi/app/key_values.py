@@ -1,47 +1,79 @@
 """How a configured key or header value is turned into the real secret.
 
-pi's rule, used for auth.json keys and models.json apiKey/headers: ``!command`` runs the command
-and uses its output (once per process), a name of an existing environment variable uses that
-variable, anything else is the literal value.
+pi's syntax for ``apiKey`` and ``headers`` values (models.json) and stored keys (auth.json):
+
+- a plain string is the literal value, even when it looks like a variable name;
+- ``$NAME`` or ``${NAME}`` anywhere in the string is replaced by that environment variable;
+- ``$$`` stands for ``$`` and ``$!`` for ``!``;
+- a leading ``!`` runs the rest as a shell command and uses its output, trimmed (10 s at most).
+
+A command's output is cached for the process when `cache` is set (auth.json keys); models.json
+values are resolved again for every request, so a command that prints a short-lived token works.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 
-_command_cache: dict[str, str | None] = {}
+COMMAND_TIMEOUT_S = 10
+_REFERENCE = re.compile(r"\$(?:\$|!|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+_command_cache: dict[str, str] = {}
 
 
-class KeyCommandError(RuntimeError):
-    pass
+class ConfigValueError(RuntimeError):
+    """A value could not be resolved; the message names the variable or command (pi's wording)."""
 
 
-def resolve_config_value(value: str) -> str | None:
-    """The secret `value` stands for, or None when a command printed nothing."""
+KeyCommandError = ConfigValueError
+"""The older name of `ConfigValueError`."""
+
+
+def resolve_config_value(value: str, what: str = "value", *, cache: bool = True) -> str:
+    """The secret `value` stands for; `what` names it in errors (e.g. ``API key for "openai"``).
+
+    Raises ConfigValueError when a variable is unset or empty, or a command fails, times out or
+    prints nothing.
+    """
     if value.startswith("!"):
-        return _run_key_command(value[1:])
-    env_value = os.environ.get(value)
-    if env_value:
-        return env_value
-    return value
+        return _run_command(value[1:], what, cache)
+    return _REFERENCE.sub(lambda match: _substitute(match, what), value)
 
 
-def _run_key_command(command: str) -> str | None:
-    if command in _command_cache:
+def _substitute(match: re.Match[str], what: str) -> str:
+    token = match.group(0)
+    if token in ("$$", "$!"):
+        return token[1]
+    name = match.group(1) or match.group(2)
+    resolved = os.environ.get(name)
+    if not resolved:
+        raise ConfigValueError(f"Failed to resolve {what} from environment variable: {name}")
+    return resolved
+
+
+def _run_command(command: str, what: str, cache: bool) -> str:
+    if cache and command in _command_cache:
         return _command_cache[command]
+    failure = ConfigValueError(f"Failed to resolve {what} from shell command: {command}")
     try:
         completed = subprocess.run(
-            command, shell=True, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
+            command,
+            shell=True,
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
         )
-    except subprocess.TimeoutExpired as exc:
-        raise KeyCommandError(f"The key command `{command}` did not finish within 30 s") from exc
-    if completed.returncode != 0:
-        detail = completed.stderr.strip().splitlines()[-1:] or [f"exit code {completed.returncode}"]
-        raise KeyCommandError(f"The key command `{command}` failed: {detail[0]}")
-    result = completed.stdout.strip() or None
-    _command_cache[command] = result
+    except (subprocess.TimeoutExpired, OSError) as exc:
+        raise failure from exc
+    result = completed.stdout.strip()
+    if completed.returncode != 0 or not result:
+        raise failure
+    if cache:
+        _command_cache[command] = result
     return result
 
 
-__all__ = ["KeyCommandError", "resolve_config_value"]
+__all__ = ["COMMAND_TIMEOUT_S", "ConfigValueError", "KeyCommandError", "resolve_config_value"]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pi.app.args import Args
+from pi.app.model_list import list_models
 
 
 class CliError(Exception):
@@ -27,44 +28,6 @@ class SessionDeclined(Exception):
 
 def _warn(message: str) -> None:
     sys.stderr.write(f"{message}\n")
-
-
-def _format_count(n: int) -> str:
-    if n >= 1_000_000 and n % 1_000_000 == 0:
-        return f"{n // 1_000_000}M"
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.1f}M"
-    if n >= 1000 and n % 1000 == 0:
-        return f"{n // 1000}K"
-    if n >= 1000:
-        return f"{n / 1000:.1f}K"
-    return str(n)
-
-
-def list_models(registry: Any, search: str | None) -> int:
-    models = sorted(registry.available_models(), key=lambda m: (m.provider, m.id))
-    if search:
-        needle = search.lower()
-        models = [m for m in models if needle in f"{m.provider} {m.id}".lower()]
-    if not models:
-        print("No models available. Set API keys in environment variables.")
-        return 0
-    rows = [("provider", "model", "context", "max-out", "thinking", "images")]
-    rows += [
-        (
-            m.provider,
-            m.id,
-            _format_count(m.context_window),
-            _format_count(m.max_tokens),
-            "yes" if m.reasoning else "no",
-            "yes" if "image" in m.input else "no",
-        )
-        for m in models
-    ]
-    widths = [max(len(row[i]) for row in rows) for i in range(6)]
-    for row in rows:
-        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
-    return 0
 
 
 def _unsupported_flag_warnings(args: Args) -> list[str]:
@@ -111,25 +74,16 @@ def _tool_options(settings: Any) -> Any:
     )
 
 
-def _select_tool_names(args: Args) -> list[str]:
-    from pi.tools import ALL_TOOL_NAMES, DEFAULT_ACTIVE_TOOL_NAMES
-
-    if args.no_tools or args.no_builtin_tools:
-        names: list[str] = list(args.tools or [])
-    elif args.tools is not None:
-        names = list(args.tools)
-    else:
-        names = list(DEFAULT_ACTIVE_TOOL_NAMES)
-    names = [n for n in names if n not in args.exclude_tools]
-    return [name for name in ALL_TOOL_NAMES if name in names]
-
-
 def _select_tools(args: Args, cwd: Path, settings: Any = None) -> list[Any]:
-    """The tools `args` select, built for `cwd` (without a session's PI_* variables)."""
+    """The tools `args` and the ``defaultTools`` settings select, built for `cwd` (no session PI_* variables)."""
+    from pi.app.cli_config import select_cli_tool_names
+    from pi.app.settings import SettingsManager
     from pi.tools import create_tool
 
+    chosen = settings if settings is not None else SettingsManager.in_memory()
     options = _tool_options(settings) if settings is not None else None
-    return [create_tool(name, str(cwd), options) for name in _select_tool_names(args)]  # type: ignore[arg-type]
+    names = select_cli_tool_names(args, chosen, [])
+    return [create_tool(name, str(cwd), options) for name in names]  # type: ignore[arg-type]
 
 
 def _read_stdin() -> str | None:
@@ -144,15 +98,41 @@ def _read_stdin() -> str | None:
 
 
 def _open_session(args: Args, cwd: Path, agent_dir: Path) -> Any:
+    """The session this run works in; ``--name`` is recorded first, before anything else is appended."""
+    from pi.session.ids import InvalidSessionIdError
+
+    try:
+        manager = _session_manager(args, cwd, agent_dir)
+    except InvalidSessionIdError as exc:
+        raise CliError(f"Error: {exc}") from exc
+    if args.name is not None:
+        manager.append_session_info(args.name)
+    return manager
+
+
+def _session_manager(args: Args, cwd: Path, agent_dir: Path) -> Any:
     from pi.session.manager import SessionManager
 
     session_dir = str(Path(args.session_dir).expanduser().resolve()) if args.session_dir else None
     if args.no_session:
-        return SessionManager.in_memory(str(cwd))
+        return SessionManager.in_memory(str(cwd), id=args.session_id)
     if args.fork:
         source = _find_session(args.fork, cwd, agent_dir, session_dir)
-        return SessionManager.fork_from(source, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
+        if args.session_id is not None and SessionManager.find_by_id(str(cwd), args.session_id, session_dir, agent_dir):
+            raise CliError(f"Session already exists with id '{args.session_id}'")
+        return SessionManager.fork_from(
+            source, str(cwd), session_dir=session_dir, agent_dir=agent_dir, id=args.session_id
+        )
+    if args.session_id is not None:
+        found = SessionManager.find_by_id(str(cwd), args.session_id, session_dir, agent_dir)
+        if found is not None:
+            return SessionManager.open(found, session_dir=session_dir)
+        _warn(f"Warning: No project session found with id '{args.session_id}'; creating a new session with that id.")
+        return SessionManager.create(str(cwd), session_dir=session_dir, agent_dir=agent_dir, id=args.session_id)
     if args.session:
+        new_file = _new_session_file(args.session, cwd)
+        if new_file is not None:
+            return SessionManager.open(new_file, session_dir=session_dir, cwd=str(cwd))
         path, fork = _resolve_session_arg(args.session, cwd, agent_dir, session_dir)
         if fork:
             return SessionManager.fork_from(path, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
@@ -160,6 +140,19 @@ def _open_session(args: Args, cwd: Path, agent_dir: Path) -> Any:
     if args.continue_session:
         return SessionManager.continue_recent(str(cwd), session_dir=session_dir, agent_dir=agent_dir)
     return SessionManager.create(str(cwd), session_dir=session_dir, agent_dir=agent_dir)
+
+
+def _new_session_file(value: str, cwd: Path) -> Path | None:
+    """A ``--session`` path ending in ``.jsonl`` that does not exist yet: the session starts there."""
+    if not value.endswith(".jsonl"):
+        return None
+    path = Path(value).expanduser()
+    path = path if path.is_absolute() else cwd / path
+    if path.exists():
+        return None
+    if not path.parent.is_dir():
+        raise CliError(f"Error: Cannot create session file {path}: the folder {path.parent} does not exist")
+    return path
 
 
 def _find_session(value: str, cwd: Path, agent_dir: Path, session_dir: str | None) -> str:
@@ -197,15 +190,18 @@ def _resolve_session_arg(value: str, cwd: Path, agent_dir: Path, session_dir: st
     return str(found.info.path), True
 
 
-def _load_config(cwd: Path, agent_dir: Path, args: Args) -> tuple[Any, Any, Any]:
-    """settings.json, auth.json and models.json, with every problem found reported as a warning."""
+def _load_config(cwd: Path, agent_dir: Path, args: Args) -> tuple[Any, Any, Any, bool]:
+    """settings.json (the project's only if trusted), auth.json, models.json, and whether the project is trusted.
+
+    Every problem found is reported as a warning."""
     from pi.app.auth import AuthStorage
+    from pi.app.cli_config import load_settings_with_trust
     from pi.app.model_registry import ModelRegistry
     from pi.app.paths import auth_path, models_path
-    from pi.app.settings import SettingsManager
 
-    settings = SettingsManager.create(cwd, agent_dir)
-    for message in settings.drain_errors():
+    loaded = load_settings_with_trust(cwd, agent_dir, args.approve)
+    settings = loaded.settings
+    for message in loaded.warnings:
         _warn(message)
     auth = AuthStorage(auth_path(agent_dir))
     registry = ModelRegistry(auth, models_path(agent_dir))
@@ -215,16 +211,19 @@ def _load_config(cwd: Path, agent_dir: Path, args: Args) -> tuple[Any, Any, Any]
         _warn(message)
     for message in _unsupported_flag_warnings(args):
         _warn(message)
-    return settings, auth, registry
+    return settings, auth, registry, loaded.project_trusted
 
 
 def _first_messages(args: Args, stdin_text: str | None, mode: str, cwd: Path) -> tuple[list[str], list[Any]] | None:
-    """The prompts (stdin and @file text joined to the first) and images; None when there is nothing to run."""
+    """The prompts and images; None when there is nothing to run.
+
+    Piped stdin, the @file text and the first message are one prompt, joined without a separator
+    (``git diff | pi -p "write a commit message"`` is one request holding both).
+    """
     from pi.app.file_args import FileArgError, process_file_args
 
     messages = list(args.messages)
     if stdin_text is not None and mode != "rpc":
-        messages.insert(0, stdin_text)
         args.print = True
     if mode == "rpc" and args.file_args:
         raise CliError("Error: @file arguments are not supported in RPC mode")
@@ -238,17 +237,19 @@ def _first_messages(args: Args, stdin_text: str | None, mode: str, cwd: Path) ->
         )
         return None
     images: list[Any] = []
+    prefix = stdin_text if stdin_text is not None and mode != "rpc" else ""
     if args.file_args:
         try:
             files = process_file_args(args.file_args, cwd)
         except FileArgError as exc:
             raise CliError(str(exc)) from exc
         images = files.images
-        if files.text:
-            if messages:
-                messages[0] = files.text + messages[0]
-            else:
-                messages.append(files.text)
+        prefix += files.text
+    if prefix:
+        if messages:
+            messages[0] = prefix + messages[0]
+        else:
+            messages.append(prefix)
     return messages, images
 
 
@@ -288,7 +289,7 @@ def _choose_model(args: Args, settings: Any, auth: Any, registry: Any) -> tuple[
     return model, thinking, scoped
 
 
-def _load_resources(args: Args, settings: Any, cwd: Path, agent_dir: Path) -> Any:
+def _load_resources(args: Args, settings: Any, cwd: Path, agent_dir: Path, project_trusted: bool) -> Any:
     from pi.app.resources import ResourceOptions, load_resources
 
     resource_options = ResourceOptions(
@@ -298,6 +299,8 @@ def _load_resources(args: Args, settings: Any, cwd: Path, agent_dir: Path) -> An
         extra_template_paths=args.prompt_templates,
         no_skills=args.no_skills,
         no_prompt_templates=args.no_prompt_templates,
+        no_context_files=args.no_context_files,
+        project_trusted=project_trusted,
         settings_skill_paths=[p for p in settings.get("skills", []) if isinstance(p, str)],
         settings_template_paths=[p for p in settings.get("prompts", []) if isinstance(p, str)],
     )
@@ -310,13 +313,14 @@ def _load_resources(args: Args, settings: Any, cwd: Path, agent_dir: Path) -> An
 
 async def _run_async(args: Args, stdin_text: str | None) -> int:
     from pi.app.agent_session import NoApiKeyError
+    from pi.app.cli_config import select_cli_tool_names
     from pi.app.modes.interactive.cli_entry import stdio_is_terminal
     from pi.app.paths import agent_dir as get_agent_dir
     from pi.app.sdk import CreateSessionOptions, create_agent_session
 
     cwd = Path(os.getcwd()).resolve()
     agent_dir = get_agent_dir()
-    settings, auth, registry = _load_config(cwd, agent_dir, args)
+    settings, auth, registry, project_trusted = _load_config(cwd, agent_dir, args)
     if args.resume and stdio_is_terminal():
         from pi.app.modes.interactive.startup_picker import pick_session
 
@@ -348,17 +352,21 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
         return 1
     messages, images = first
     model, thinking, scoped = _choose_model(args, settings, auth, registry)
+    tool_warnings: list[str] = []
+    tool_names = select_cli_tool_names(args, settings, tool_warnings)
+    for message in tool_warnings:
+        _warn(message)
     options = CreateSessionOptions(
         cwd=cwd,
         agent_dir=agent_dir,
         model=model,
         thinking_level=thinking,
-        tool_names=_select_tool_names(args),
+        tool_names=tool_names,
         tool_options=_tool_options(settings),
         settings=settings,
         auth=auth,
         model_registry=registry,
-        resources=_load_resources(args, settings, cwd, agent_dir),
+        resources=_load_resources(args, settings, cwd, agent_dir, project_trusted),
         session_manager=_open_session(args, cwd, agent_dir),
         scoped_models=scoped,
     )

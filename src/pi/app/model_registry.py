@@ -8,6 +8,7 @@ still works.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +17,10 @@ from pydantic import ValidationError
 from pi.ai.models import catalog_models
 from pi.ai.types import Model, ModelCompat
 from pi.app.auth import AuthStorage
-from pi.app.key_values import KeyCommandError, resolve_config_value
+from pi.app.key_values import ConfigValueError, resolve_config_value
 from pi.app.models_file import ModelEntry, ProviderEntry, load_models_file
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_CONTEXT_WINDOW = 128000
 DEFAULT_MAX_TOKENS = 16384
@@ -107,18 +110,36 @@ class ModelRegistry:
         return None
 
     def get_api_key(self, provider: str) -> str | None:
-        """Runtime key, auth.json, environment, then models.json's apiKey (pi's priority)."""
-        key = self.auth.get_api_key(provider)
-        if key:
-            return key
+        """``--api-key``, then auth.json, then models.json's apiKey, then the environment (pi's order).
+
+        A models.json value is resolved again for each call (a ``!command`` is not cached); one that
+        cannot be resolved is reported and the environment is tried next.
+        """
+        runtime = self.auth.runtime_api_key(provider)
+        if runtime:
+            return runtime
+        try:
+            stored = self.auth.stored_api_key(provider)
+        except ConfigValueError as exc:
+            self._report(f"auth.json: {exc}")
+            stored = None
+        if stored:
+            return stored
         configured = self._provider_keys.get(provider)
         if configured:
             try:
-                return resolve_config_value(configured)
-            except KeyCommandError as exc:
-                self.errors.append(str(exc))
-                return None
-        return None
+                return resolve_config_value(configured, f'API key for provider "{provider}"', cache=False)
+            except ConfigValueError as exc:
+                self._report(str(exc))
+        from pi.ai.env_api_keys import get_env_api_key
+
+        return get_env_api_key(provider)
+
+    def _report(self, message: str) -> None:
+        """Say once per process what could not be resolved (logged, and kept in `errors`)."""
+        if message not in self.errors:
+            self.errors.append(message)
+            logger.warning(message)
 
     def has_auth(self, model: Model) -> bool:
         return bool(self.get_api_key(model.provider))
@@ -138,9 +159,12 @@ class ModelRegistry:
         """Headers models.json asks for: resolved values, plus Authorization when authHeader is set."""
         headers: dict[str, str] = {}
         for key, value in (model.headers or {}).items():
-            resolved = resolve_config_value(value)
-            if resolved is not None:
-                headers[key] = resolved
+            try:
+                headers[key] = resolve_config_value(
+                    value, f'header "{key}" for provider "{model.provider}"', cache=False
+                )
+            except ConfigValueError as exc:
+                self._report(f"{exc} (the header is not sent)")
         if self._provider_auth_header.get(model.provider) and api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         return headers or None

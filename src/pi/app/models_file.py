@@ -2,17 +2,19 @@
 
 The reader is tolerant where pi is (a missing file is no error; unknown keys are kept) and strict
 where a mistake would send requests to the wrong place: a file that does not parse, or does not fit
-the schema, is ignored as a whole and reported in pi's words, and the built-in catalog still works.
+the schema, is ignored as a whole and reported in pi's words, and the built-in catalog still works. Comments
+and trailing commas are accepted (JSONC), as is a byte-order mark.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
+
+from pi.app.jsonc import loads_jsonc
 
 
 class _Entry(BaseModel):
@@ -74,7 +76,7 @@ def load_models_file(path: Path) -> tuple[ModelsFile | None, str | None]:
     if not text.strip():
         return None, None
     try:
-        data = json.loads(text)
+        data = loads_jsonc(text)
     except ValueError as exc:
         return None, f"Failed to parse models.json: {exc}\n\nFile: {path}"
     try:

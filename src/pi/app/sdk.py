@@ -27,9 +27,10 @@ from pi.app.paths import agent_dir as default_agent_dir
 from pi.app.paths import auth_path, models_path
 from pi.app.resources import ResourceOptions, Resources, load_resources
 from pi.app.session_hooks import SessionHooks
+from pi.app.session_requests import prompt_inputs
 from pi.app.session_runtime import AgentSetup
 from pi.app.settings import SettingsManager
-from pi.app.system_prompt import SystemPromptInputs, build_system_prompt
+from pi.app.system_prompt import build_system_prompt
 from pi.session.manager import SessionManager
 
 
@@ -59,13 +60,6 @@ class CreateSessionOptions:
     """Interception chains (tool calls, results, input, context, provider payload, compaction)."""
     warnings: list[str] = field(default_factory=list)
     """Filled with non-fatal problems found while assembling (restored model unavailable, ...)."""
-
-
-def _docs_dir() -> Path | None:
-    """pi's manual as shipped inside the package (README, docs, examples), for the system prompt."""
-    from pi.app.package_docs import package_docs_dir
-
-    return package_docs_dir()
 
 
 def thinking_budgets_from(settings: SettingsManager) -> ThinkingBudgets | None:
@@ -141,17 +135,7 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
 
     environment = _LateEnvironment()
     tools = _build_tools(opts, cwd, environment)
-    system_prompt = build_system_prompt(
-        SystemPromptInputs(
-            cwd=cwd,
-            tools=tools,
-            custom_prompt=resources.custom_system_prompt,
-            append=resources.append_system_prompt,
-            context_files=resources.context_files,
-            skills=resources.skills,
-            docs_dir=_docs_dir(),
-        )
-    )
+    system_prompt = build_system_prompt(prompt_inputs(cwd, tools, resources))
     setup = AgentSetup(
         model=model,
         system_prompt=system_prompt,

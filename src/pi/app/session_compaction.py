@@ -2,19 +2,65 @@
 
 Every compaction, asked for by the user or started by the recovery policy, is reported the same way:
 `compaction_start` then `compaction_end` with its reason (manual, threshold, overflow). The
-`before_compact` hooks may cancel it or supply the summary themselves.
+`before_compact` hooks may cancel it or supply the summary themselves. Summary requests that fail
+transiently are sent again with the ``retry`` settings, reported as ``summarization_retry_*``.
+
+After a provider overflow the context must shrink whatever ``keepRecentTokens`` says: the overflow
+compaction may keep less than usual and shorten oversized tool results (as context edits, so the
+session file keeps the full output). Only a prompt that alone exceeds the window is reported as such.
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+import json
+import math
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pi.ai.abort import AbortController
-from pi.app.session_events import CompactionEndEvent, CompactionReason, CompactionStartEvent
+from pi.agent.messages import AgentMessage
+from pi.ai.abort import AbortController, AbortSignal
+from pi.ai.types import ToolResultMessage
+from pi.app.session_events import (
+    CompactionEndEvent,
+    CompactionReason,
+    CompactionStartEvent,
+    EntryAppendedEvent,
+    SummarizationRetryAttemptStartEvent,
+    SummarizationRetryFinishedEvent,
+    SummarizationRetryScheduledEvent,
+)
 from pi.app.session_hooks import BeforeCompactHookEvent, CompactionOverride
 from pi.app.session_runtime import SessionCore
+from pi.session.compaction import CompactionError, CompactionPreparation
 from pi.session.entries import CompactionEntry, iso_to_ms
-from pi.session.tokens import calculate_context_tokens, estimate_context_tokens, should_compact
+from pi.session.summarize import RetryAttempt, SummaryRetry
+from pi.session.tokens import CHARS_PER_TOKEN, calculate_context_tokens, estimate_context_tokens, should_compact
+
+DEFAULT_MAX_AGENT_DELAY_MS = 60000
+
+
+class PromptTooLargeForWindowError(CompactionError):
+    """The latest prompt alone exceeds the model's window: no compaction can help; the message says so."""
+
+
+def max_agent_delay_ms(retry: Any) -> int:
+    """``retry.maxAgentDelayMs``: the cap on each automatic backoff (0 = no cap)."""
+    value = getattr(retry, "max_agent_delay_ms", None)
+    if value is None:
+        extra = getattr(retry, "model_extra", None) or {}
+        value = extra.get("maxAgentDelayMs")
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return DEFAULT_MAX_AGENT_DELAY_MS
+
+
+def backoff_ms(retry: Any, attempt: int) -> int:
+    """``baseDelayMs · 2^(attempt−1)``, capped by ``retry.maxAgentDelayMs``."""
+    delay: int = retry.base_delay_ms * (1 << max(attempt - 1, 0))
+    cap = max_agent_delay_ms(retry)
+    return min(delay, cap) if cap > 0 else delay
 
 
 class Compactor:
@@ -23,7 +69,12 @@ class Compactor:
         self._require_model = require_model
         self._controller: AbortController | None = None
         self.enabled = core.settings.compaction.enabled
-        """Automatic compaction (threshold and overflow); manual compaction always works."""
+        """Automatic compaction (threshold, overflow and length recovery); manual compaction always works."""
+        self._compacted_run: AbortSignal | None = None
+        """The signal of the run a mid-run compaction happened in: its own copy of the history is stale."""
+        # Every request of a run passes through here first, which is where the mid-run check belongs.
+        self._inner_transform = core.agent.transform_context
+        core.agent.transform_context = self._before_request
 
     @property
     def is_compacting(self) -> bool:
@@ -42,6 +93,17 @@ class Compactor:
         CompactionCancelledError when aborted or cancelled by a hook; the session is then unchanged.
         Both outcomes are also reported as `compaction_end`.
         """
+        result = await self._reported(reason, will_retry, lambda: self._run(custom_instructions, reason, will_retry))
+        assert result is not None
+        return result
+
+    async def _reported(
+        self,
+        reason: CompactionReason,
+        will_retry: bool,
+        work: Callable[[], Awaitable[dict[str, Any] | None]],
+    ) -> dict[str, Any] | None:
+        """Run `work` as one compaction: busy throughout, framed by `compaction_start`/`compaction_end`."""
         from pi.session.compaction import CompactionCancelledError, CompactionError
 
         core = self.core
@@ -51,7 +113,7 @@ class Compactor:
         core.run.enter()
         try:
             await core.events.emit(CompactionStartEvent(reason=reason))
-            result = await self._run(custom_instructions, reason, will_retry)
+            result = await work()
         except CompactionCancelledError:
             await core.events.emit(CompactionEndEvent(reason, None, aborted=True, will_retry=False))
             raise
@@ -77,18 +139,127 @@ class Compactor:
             return False
         return True
 
+    async def overflow_compact(self, will_retry: bool) -> CompactionError | None:
+        """Make the context fit after the provider reported an overflow; None when it now should.
+
+        Otherwise returns why not (also reported as `compaction_end`): nothing could be cut, the
+        summary failed, or the prompt alone exceeds the window (`PromptTooLargeError`'s message).
+        """
+        try:
+            await self._reported("overflow", will_retry, lambda: self._run_overflow(will_retry))
+        except CompactionError as exc:
+            return exc
+        return None
+
     async def report_failure(self, reason: CompactionReason, message: str) -> None:
         await self.core.events.emit(CompactionStartEvent(reason=reason))
         await self.core.events.emit(CompactionEndEvent(reason, None, False, False, error_message=message))
 
-    async def _run(self, custom_instructions: str | None, reason: CompactionReason, will_retry: bool) -> dict[str, Any]:
+    async def _before_request(self, messages: list[AgentMessage], signal: AbortSignal | None) -> list[AgentMessage]:
+        """The mid-run threshold check: after a tool batch's results, before the run's next request.
+
+        A run keeps its own copy of the history; once a compaction happened during it, its requests are
+        built from the session (summary, kept part, and everything appended since) instead.
+        """
+        run = self.core.agent.signal
+        if messages and isinstance(messages[-1], ToolResultMessage) and await self._mid_run_compaction(messages):
+            self._compacted_run = run
+        if run is not None and self._compacted_run is run:
+            messages = list(self.core.manager.build_session_context().messages)
+        if self._inner_transform is None:
+            return messages
+        transformed = self._inner_transform(messages, signal)
+        if inspect.isawaitable(transformed):
+            return await transformed
+        return transformed
+
+    async def _mid_run_compaction(self, messages: list[AgentMessage]) -> bool:
+        core = self.core
+        model = core.model
+        if not self.enabled or model is None or core.run.aborted:
+            return False
+        view = core.agent.state.messages
+        tokens = estimate_context_tokens(view if view else messages).tokens
+        if not should_compact(tokens, model.context_window, core.settings.compaction):
+            return False
+        return await self.auto_compact("threshold", will_retry=False)
+
+    def _overhead_tokens(self) -> int:
+        """What every request carries besides the messages: the system prompt and the tool schemas."""
+        state = self.core.agent.state
+        chars = len(state.system_prompt)
+        for tool in state.tools:
+            definition = tool.to_tool()
+            chars += len(definition.name) + len(definition.description) + len(json.dumps(definition.parameters))
+        return math.ceil(chars / CHARS_PER_TOKEN)
+
+    async def _run_overflow(self, will_retry: bool) -> dict[str, Any] | None:
+        from pi.session.compaction import NOTHING_TO_COMPACT, NothingToCompactError
+        from pi.session.overflow import PromptTooLargeError, prepare_overflow_compaction
+
+        core = self.core
+        model = self._require_model()
+        try:
+            plan = prepare_overflow_compaction(
+                core.manager.get_branch(), core.settings.compaction, model.context_window, self._overhead_tokens()
+            )
+        except PromptTooLargeError as exc:
+            raise PromptTooLargeForWindowError(str(exc)) from exc
+        if plan.preparation is None and not plan.shrinks:
+            raise NothingToCompactError(NOTHING_TO_COMPACT)
+        for shrink in plan.shrinks:
+            entry_id = core.manager.append_context_edit(shrink.target_id, shrink.replacement)
+            await core.events.emit(EntryAppendedEvent(core.manager.get_entry(entry_id)))
+        if plan.preparation is None:
+            core.agent.replace_messages(core.manager.build_session_context().messages)
+            return None
+        return await self._run(None, "overflow", will_retry, plan.preparation)
+
+    def _summary_retry(self, reason: CompactionReason) -> SummaryRetry:
+        """The ``retry`` settings for summary requests, reporting each attempt as ``summarization_retry_*``."""
+        retry = self.core.settings.retry
+        events = self.core.events
+
+        def scheduled(attempt: RetryAttempt) -> None:
+            events.emit_nowait(
+                SummarizationRetryScheduledEvent(
+                    attempt.attempt, attempt.max_attempts, attempt.delay_ms, attempt.error_message
+                )
+            )
+
+        def finished(success: bool, attempts: int, error: str | None) -> None:
+            events.emit_nowait(SummarizationRetryFinishedEvent())
+
+        async def wait_then_start(seconds: float) -> None:
+            # Only reached when the wait is not cut short by an abort: then the next attempt starts.
+            await asyncio.sleep(seconds)
+            await events.emit(SummarizationRetryAttemptStartEvent("compaction", reason))
+
+        return SummaryRetry(
+            enabled=retry.enabled,
+            max_retries=retry.max_retries,
+            base_delay_ms=retry.base_delay_ms,
+            max_delay_ms=max_agent_delay_ms(retry),
+            on_retry_start=scheduled,
+            on_retry_end=finished,
+            sleep=wait_then_start,
+        )
+
+    async def _run(
+        self,
+        custom_instructions: str | None,
+        reason: CompactionReason,
+        will_retry: bool,
+        preparation: CompactionPreparation | None = None,
+    ) -> dict[str, Any]:
         from pi.session.compaction import CompactionCancelledError, require_compaction
         from pi.session.compaction import compact as run_compaction
 
         core = self.core
         model = self._require_model()
         branch = core.manager.get_branch()
-        preparation = require_compaction(branch, core.settings.compaction)
+        if preparation is None:
+            preparation = require_compaction(branch, core.settings.compaction)
         controller = AbortController()
         self._controller = controller
         try:
@@ -109,6 +280,7 @@ class Compactor:
                     custom_instructions,
                     controller.signal,
                     thinking_level=core.agent.state.thinking_level,
+                    retry=self._summary_retry(reason),
                     session_id=core.manager.get_session_id(),
                 )
                 override = CompactionOverride(
@@ -186,4 +358,10 @@ class Compactor:
         return 0
 
 
-__all__ = ["Compactor"]
+__all__ = [
+    "DEFAULT_MAX_AGENT_DELAY_MS",
+    "Compactor",
+    "PromptTooLargeForWindowError",
+    "backoff_ms",
+    "max_agent_delay_ms",
+]

@@ -10,12 +10,15 @@ are their snake_case spellings.
 | `thinking_level_changed` | level | the effective thinking level changed |
 | `model_select` | model, previousModel?, source (set, cycle, restore) | the model changed |
 | `session_info_changed` | name (absent = cleared) | the session was named |
-| `entry_appended` | entry | a custom entry was appended |
+| `entry_appended` | entry | a custom entry, or a context edit omitting or shortening a message, was appended |
 | `session_start` | reason (new, resume, fork), previousSessionFile? | another session file became current |
 | `compaction_start` | reason (manual, threshold, overflow) | a compaction starts |
 | `compaction_end` | reason, result?, aborted, willRetry, errorMessage? | it ended |
 | `auto_retry_start` | attempt, maxAttempts, delayMs, errorMessage | a retry is scheduled |
 | `auto_retry_end` | success, attempt, finalError? | the retries are over |
+| `summarization_retry_scheduled` | attempt, maxAttempts, delayMs, errorMessage | a summary request is sent again |
+| `summarization_retry_attempt_start` | source (compaction, branchSummary), reason? | that attempt starts |
+| `summarization_retry_finished` | (none) | the retried summary request has settled |
 | `agent_settled` | aborted | no automatic work (retry, compaction, queued message) remains |
 | `bash_execution_update` | delta, id? | output of a command the user runs |
 """
@@ -31,6 +34,7 @@ from pi.ai.types import Model
 CompactionReason: TypeAlias = Literal["manual", "threshold", "overflow"]
 ModelSelectSource: TypeAlias = Literal["set", "cycle", "restore"]
 SessionStartReason: TypeAlias = Literal["new", "resume", "fork"]
+SummarySource: TypeAlias = Literal["compaction", "branchSummary"]
 
 
 @dataclass(slots=True)
@@ -63,6 +67,46 @@ class AutoRetryEndEvent:
         if self.final_error is not None:
             out["finalError"] = self.final_error
         return out
+
+
+@dataclass(slots=True)
+class SummarizationRetryScheduledEvent:
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+    type: Literal["summarization_retry_scheduled"] = "summarization_retry_scheduled"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "attempt": self.attempt,
+            "maxAttempts": self.max_attempts,
+            "delayMs": self.delay_ms,
+            "errorMessage": self.error_message,
+        }
+
+
+@dataclass(slots=True)
+class SummarizationRetryAttemptStartEvent:
+    source: SummarySource
+    reason: CompactionReason | None = None
+    """Why the compaction runs (only for ``source == "compaction"``)."""
+    type: Literal["summarization_retry_attempt_start"] = "summarization_retry_attempt_start"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "source": self.source}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass(slots=True)
+class SummarizationRetryFinishedEvent:
+    type: Literal["summarization_retry_finished"] = "summarization_retry_finished"
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"type": self.type}
 
 
 @dataclass(slots=True)
@@ -202,6 +246,9 @@ SessionEvent: TypeAlias = (
     | SessionStartEvent
     | AgentSettledEvent
     | BashExecutionUpdateEvent
+    | SummarizationRetryScheduledEvent
+    | SummarizationRetryAttemptStartEvent
+    | SummarizationRetryFinishedEvent
 )
 
 __all__ = [
@@ -220,5 +267,9 @@ __all__ = [
     "SessionInfoChangedEvent",
     "SessionStartEvent",
     "SessionStartReason",
+    "SummarizationRetryAttemptStartEvent",
+    "SummarizationRetryFinishedEvent",
+    "SummarizationRetryScheduledEvent",
+    "SummarySource",
     "ThinkingLevelChangedEvent",
 ]

@@ -12,14 +12,18 @@ queue properties and `queue_update`, for the user to send (with the next prompt)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from pi.ai.types import ImageContent, Model, TextContent, UserMessage
 from pi.app.session_compaction import Compactor
 from pi.app.session_events import AgentSettledEvent
 from pi.app.session_hooks import InputSource
 from pi.app.session_recovery import Recovery
+from pi.app.session_requests import SystemDeclaration
 from pi.app.session_runtime import SessionCore, message_text
+
+if TYPE_CHECKING:
+    from pi.session.messages import SystemMessage
 
 StreamingBehavior: TypeAlias = Literal["steer", "followUp"]
 Disposition: TypeAlias = Literal["started", "queued", "handled"]
@@ -48,6 +52,7 @@ class Prompting:
         self.compactor = compactor
         self._require_model = require_model
         self._before_run = before_run
+        self._system = SystemDeclaration()
 
     @property
     def busy(self) -> bool:
@@ -101,11 +106,17 @@ class Prompting:
             self.recovery.start_sequence()
             await self.compactor.check_threshold(before_prompt=True)
             if not core.run.aborted:
-                await core.agent.prompt(message)
+                await core.agent.prompt([*self._system_messages(), message])
                 await self._follow_through()
         finally:
             core.run.leave()
             await core.events.emit(AgentSettledEvent(aborted=core.run.aborted))
+
+    def _system_messages(self) -> list[SystemMessage]:
+        """The system message that goes before this prompt: the full prompt first, later what changed."""
+        core = self.core
+        declared = self._system.next_message(core.agent, core.manager, core.cwd, core.resources, core.tools)
+        return [declared] if declared is not None else []
 
     async def _follow_through(self) -> None:
         """Recovery, then the messages queued while a retry waited or a compaction ran, until none is left."""

@@ -1,10 +1,18 @@
-"""What the session does after a run ends badly: retry a transient error, or compact and retry an overflow.
+"""What the session does after a run ends badly: retry a transient error, or compact and retry.
 
 The decision is made once, from what the run reported when it ended (its final assistant message
 and whether it was aborted), at `agent_end`: that is when clients learn `willRetry`, and the same
 decision is carried out after the run. Nothing is inferred from the transcript afterwards, so an
 abort during a tool call, whose last assistant message looks like a normal tool-use reply, is never
 taken for a run to continue.
+
+- A transient error (pi-ai's classifier; quota and billing errors never count) is retried with
+  exponential backoff capped by ``retry.maxAgentDelayMs``.
+- A context overflow, or a reply cut at the output limit before the model's ``maxTokens`` was
+  reached, is compacted and retried once. A completed (silent) overflow is compacted, not retried.
+  With ``compaction.enabled`` false neither happens.
+- Before another attempt, the failed reply is recorded as omitted (a ``context_edit`` entry with
+  ``replacement: null``, announced by ``entry_appended``): the file keeps it, the context does not.
 """
 
 from __future__ import annotations
@@ -16,14 +24,18 @@ from pi.agent.events import AgentEndEvent
 from pi.ai.abort import AbortController
 from pi.ai.overflow import is_context_overflow
 from pi.ai.types import AssistantMessage
-from pi.app.session_compaction import Compactor
-from pi.app.session_events import AutoRetryEndEvent, AutoRetryStartEvent
+from pi.app.session_compaction import Compactor, PromptTooLargeForWindowError, backoff_ms
+from pi.app.session_events import AutoRetryEndEvent, AutoRetryStartEvent, EntryAppendedEvent
 from pi.app.session_runtime import SessionCore
+from pi.session.entries import MessageEntry
 
 OVERFLOW_RECOVERY_FAILED = (
     "Context overflow recovery failed after one compact-and-retry attempt. "
     "Try reducing context or switching to a larger-context model."
 )
+LENGTH_RECOVERY_FAILED = "Truncated response recovery failed after one compact-and-retry attempt."
+
+PlanKind = Literal["retry", "overflow", "length", "compact_only", "overflow_failed", "length_failed"]
 
 
 def is_retryable_error(message: AssistantMessage, context_window: int | None = None) -> bool:
@@ -35,8 +47,12 @@ def is_retryable_error(message: AssistantMessage, context_window: int | None = N
 
 @dataclass(slots=True, frozen=True)
 class RecoveryPlan:
-    kind: Literal["retry", "overflow", "overflow_failed"]
+    kind: PlanKind
     message: AssistantMessage
+
+    @property
+    def will_retry(self) -> bool:
+        return self.kind in ("retry", "overflow", "length")
 
 
 class Recovery:
@@ -65,17 +81,26 @@ class Recovery:
         """Decide what follows this run; True when a retry (or compact-and-retry) will."""
         final = next((m for m in reversed(event.messages) if isinstance(m, AssistantMessage)), None)
         self._plan = None if aborted or final is None else self._decide(final)
-        return self._plan is not None and self._plan.kind != "overflow_failed"
+        return self._plan is not None and self._plan.will_retry
 
     def _decide(self, final: AssistantMessage) -> RecoveryPlan | None:
         core = self.core
         model = core.model
-        if model is None or final.stop_reason not in ("error", "stop"):
+        if model is None or final.stop_reason not in ("error", "stop", "length"):
             return None
         same_model = final.provider == model.provider and final.model == model.id
-        # "stop" counts too: a server that cut the input silently still answered.
-        if same_model and self.compactor.enabled and is_context_overflow(final, model.context_window):
+        if final.stop_reason != "length" and same_model and is_context_overflow(final, model.context_window):
+            if not self.compactor.enabled:
+                return None
+            if final.stop_reason == "stop":
+                # The server cut the input silently but answered: compact for the next prompt, no retry.
+                return RecoveryPlan("compact_only", final)
             return RecoveryPlan("overflow_failed" if self._overflow_attempted else "overflow", final)
+        if final.stop_reason == "length":
+            recoverable = same_model and model.max_tokens > 0 and final.usage.output < model.max_tokens
+            if not recoverable or not self.compactor.enabled:
+                return None
+            return RecoveryPlan("length_failed" if self._overflow_attempted else "length", final)
         retry = core.settings.retry
         if self.enabled and self.attempt < retry.max_retries and is_retryable_error(final, model.context_window):
             return RecoveryPlan("retry", final)
@@ -89,23 +114,57 @@ class Recovery:
         if plan.kind == "overflow_failed":
             await self.compactor.report_failure("overflow", OVERFLOW_RECOVERY_FAILED)
             return False
-        if plan.kind == "overflow":
-            return await self._compact_and_retry(plan.message)
+        if plan.kind == "length_failed":
+            await self.compactor.report_failure("overflow", LENGTH_RECOVERY_FAILED)
+            return False
+        if plan.kind == "compact_only":
+            await self.compactor.auto_compact("overflow", will_retry=False)
+            return False
+        if plan.kind in ("overflow", "length"):
+            return await self._compact_and_retry(plan)
         return await self._retry(plan.message)
 
-    async def _compact_and_retry(self, failed: AssistantMessage) -> bool:
+    async def _compact_and_retry(self, plan: RecoveryPlan) -> bool:
         self._overflow_attempted = True
-        if not await self.compactor.auto_compact("overflow", will_retry=True):
-            return False  # the error stays the last message, so the caller reports it
-        # The rebuilt context comes from the session file, which keeps the failed reply.
+        failed = plan.message
+        # Omitted first, so the compaction measures and summarizes the context without it.
+        self._omit(failed)
+        if plan.kind == "overflow":
+            error = await self.compactor.overflow_compact(will_retry=True)
+            if error is not None:
+                self._explain(failed, error)
+                return False  # the error stays the last message, so the caller reports it
+        elif not await self.compactor.auto_compact("overflow", will_retry=True):
+            return False
         messages = self.core.agent.state.messages
-        if messages and isinstance(messages[-1], AssistantMessage) and messages[-1].stop_reason in ("error", "stop"):
+        if messages and messages[-1] is failed:
             self.core.agent.replace_messages(messages[:-1])
         await self.core.agent.continue_run()
         return True
 
+    def _explain(self, failed: AssistantMessage, error: Exception) -> None:
+        """A prompt too large for the window: the reply in memory says so, in place of the provider's text."""
+        if not isinstance(error, PromptTooLargeForWindowError):
+            return
+        messages = list(self.core.agent.state.messages)
+        if messages and messages[-1] is failed:
+            messages[-1] = failed.model_copy(update={"error_message": str(error)})
+            self.core.agent.replace_messages(messages)
+
+    def _omit(self, message: AssistantMessage) -> None:
+        """Record the failed reply as omitted (``context_edit`` with ``replacement: null``) and announce it."""
+        manager = self.core.manager
+        for entry in reversed(manager.get_branch()):
+            if not isinstance(entry, MessageEntry) or entry.role != "assistant":
+                continue
+            if entry.parsed is message or entry.message_json.get("timestamp") == message.timestamp:
+                edit_id = manager.append_context_edit(entry.id, None)
+                self.core.events.emit_nowait(EntryAppendedEvent(manager.get_entry(edit_id)))
+            return
+
     def _drop_from_context(self, message: AssistantMessage) -> None:
-        """The failed reply stays in the session file but leaves the context, so the next request is clean."""
+        """The failed reply leaves the context (and is omitted in the file), so the next request is clean."""
+        self._omit(message)
         messages = list(self.core.agent.state.messages)
         if messages and messages[-1] is message:
             messages.pop()
@@ -115,7 +174,7 @@ class Recovery:
         core = self.core
         retry = core.settings.retry
         self.attempt += 1
-        delay_ms = retry.base_delay_ms * 2 ** (self.attempt - 1)
+        delay_ms = backoff_ms(retry, self.attempt)
         await core.events.emit(
             AutoRetryStartEvent(self.attempt, retry.max_retries, delay_ms, failed.error_message or "")
         )
@@ -149,4 +208,4 @@ class Recovery:
         self.attempt = 0
 
 
-__all__ = ["OVERFLOW_RECOVERY_FAILED", "Recovery", "RecoveryPlan", "is_retryable_error"]
+__all__ = ["LENGTH_RECOVERY_FAILED", "OVERFLOW_RECOVERY_FAILED", "Recovery", "RecoveryPlan", "is_retryable_error"]

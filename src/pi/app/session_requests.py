@@ -3,13 +3,18 @@
 All of it is worked out per request from the model the request goes to, never kept from an earlier
 one: after a switch to another provider's model (set_model, switch_session, fork) the next request
 must carry only that provider's credentials and headers.
+
+The system prompt and the tool declarations are sent whole with every request, and the session file
+records them as ``role:"system"`` messages: the full set before the first user message, then only
+what changed (`SystemDeclaration`), so that the file says which prompt and tools each reply had.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pi.agent.messages import AgentMessage
 from pi.ai.event_stream import AssistantMessageEventStream
@@ -18,6 +23,13 @@ from pi.ai.types import AssistantMessage, Context, Message, Model
 from pi.app.model_registry import ModelRegistry
 from pi.app.settings import SettingsManager
 from pi.session.manager import SessionManager
+
+if TYPE_CHECKING:
+    from pi.agent import Agent
+    from pi.agent.tool import AgentTool
+    from pi.app.resources import Resources
+    from pi.app.system_prompt import PromptSection, SystemPromptInputs
+    from pi.session.messages import SystemMessage
 
 
 class RequestResolver:
@@ -82,4 +94,76 @@ def session_environment(manager: SessionManager, model: Model | None, thinking_l
     return env
 
 
-__all__ = ["RequestResolver", "session_environment"]
+def prompt_inputs(cwd: Path, tools: Sequence[AgentTool[Any]], resources: Resources) -> SystemPromptInputs:
+    """What the system prompt is built from: the tools, the user's prompt files, context files, skills."""
+    from pi.app.package_docs import package_docs_dir
+    from pi.app.system_prompt import SystemPromptInputs
+
+    return SystemPromptInputs(
+        cwd=cwd,
+        tools=tools,
+        custom_prompt=resources.custom_system_prompt,
+        append=resources.append_system_prompt,
+        context_files=resources.context_files,
+        skills=resources.skills,
+        docs_dir=package_docs_dir(),
+    )
+
+
+def tool_definition(tool: AgentTool[Any]) -> dict[str, Any]:
+    """A tool as a system message declares it: ``{name, description, parameters}``, as the model is sent it."""
+    return tool.to_tool().to_json_dict()
+
+
+class SystemDeclaration:
+    """Keeps the agent's system prompt in step with its tools, and says what the session file must record.
+
+    The prompt is rebuilt from the tools active at each prompt (its tools and rules sections follow
+    them). A prompt someone set on the agent by hand is left alone and recorded whole, as its
+    preamble. What is recorded is the difference to the state the branch's system messages declare.
+    """
+
+    def __init__(self) -> None:
+        self._built: str | None = None
+        """The prompt text last built here (None until the first prompt)."""
+
+    def next_message(
+        self,
+        agent: Agent,
+        manager: SessionManager,
+        cwd: Path,
+        resources: Resources,
+        initial_tools: Sequence[AgentTool[Any]],
+    ) -> SystemMessage | None:
+        """The system message to store before the next user message, or None when nothing changed."""
+        from pi.app.system_prompt import build_prompt_sections, render_prompt_sections
+        from pi.session.system_state import system_message_patch
+
+        previous = manager.get_system_state()
+        tools = list(agent.state.tools)
+        if previous is not None and {t.name for t in tools} == set(previous.tools):
+            order = list(previous.tools)
+            tools.sort(key=lambda t: order.index(t.name))  # a reorder of the same tools is no change
+        parts = build_prompt_sections(prompt_inputs(cwd, tools, resources))
+        rendered = render_prompt_sections(parts)
+        if self._built is None:
+            same_tools = [t.name for t in tools] == [t.name for t in initial_tools]
+            self._built = rendered if same_tools else _render(cwd, initial_tools, resources)
+        sections: dict[str, str]
+        if agent.state.system_prompt == self._built:
+            sections = {part.name: part.render() for part in parts}
+            self._built = rendered
+            agent.set_system_prompt(rendered)
+        else:
+            sections = {"preamble": agent.state.system_prompt}
+        return system_message_patch(previous, sections, [tool_definition(t) for t in tools])
+
+
+def _render(cwd: Path, tools: Sequence[AgentTool[Any]], resources: Resources) -> str:
+    from pi.app.system_prompt import build_prompt_sections, render_prompt_sections
+
+    parts: list[PromptSection] = build_prompt_sections(prompt_inputs(cwd, tools, resources))
+    return render_prompt_sections(parts)
+
+
+__all__ = ["RequestResolver", "SystemDeclaration", "prompt_inputs", "session_environment", "tool_definition"]

@@ -148,11 +148,14 @@ class SettingsManager:
         self._typed = validate_settings(self._merged, "settings", self.errors)
 
     @classmethod
-    def create(cls, cwd: str | Path, agent_dir: Path) -> SettingsManager:
+    def create(cls, cwd: str | Path, agent_dir: Path, *, project_trusted: bool = True) -> SettingsManager:
+        """Both files; the project's only when `project_trusted` (an untrusted checkout must not steer pi)."""
         errors: list[str] = []
         global_file = settings_path(agent_dir)
         global_settings = _read_json_object(global_file, "global", errors)
-        project_settings = _read_json_object(project_dir(cwd) / "settings.json", "project", errors)
+        project_settings = (
+            _read_json_object(project_dir(cwd) / "settings.json", "project", errors) if project_trusted else {}
+        )
         return cls(global_settings, project_settings, global_file, errors)
 
     @classmethod
@@ -166,6 +169,16 @@ class SettingsManager:
     @property
     def data(self) -> dict[str, Any]:
         return self._merged
+
+    @property
+    def global_data(self) -> dict[str, Any]:
+        """The global file alone (for keys only the user may set, and lists each scope adds to)."""
+        return self._global
+
+    @property
+    def project_data(self) -> dict[str, Any]:
+        """The project file alone (empty when the project is not trusted)."""
+        return self._project
 
     @property
     def typed(self) -> SettingsFile:

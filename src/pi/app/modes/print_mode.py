@@ -1,7 +1,8 @@
 """Print mode: run the prompts one after another, then print the answer (text) or every event (json).
 
 Text mode prints only the text of the final assistant message, so `pi -p` composes in pipelines; a
-final message that failed goes to stderr and exits 1. JSON mode prints the session header and then
+final message that failed goes to stderr and exits 1, as does one cut at the output token limit (its
+partial text still goes to stdout). JSON mode prints the session header and then
 every event as one JSON line, and always exits 0: errors are in the stream.
 """
 
@@ -15,6 +16,8 @@ from pi.ai.types import AssistantMessage, ImageContent, TextContent
 from pi.app.agent_session import AgentSession
 from pi.app.modes.jsonl import JsonlWriter
 from pi.app.session_events import SessionEvent
+
+TRUNCATED_MESSAGE = "Response was truncated: the model reached its output token limit."
 
 
 async def run_print_mode(
@@ -47,6 +50,9 @@ async def run_print_mode(
         if isinstance(block, TextContent):
             sys.stdout.write(block.text + "\n")
     sys.stdout.flush()
+    if last.stop_reason == "length":
+        sys.stderr.write(f"{TRUNCATED_MESSAGE}\n")
+        return 1
     return 0
 
 
