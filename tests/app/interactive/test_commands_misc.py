@@ -81,7 +81,7 @@ async def test_import_usage_cancel_and_import(tmp_path: Path) -> None:
     await api.run_spawned()
     assert api.texts("status")[-1] == f"Session imported from: {exported}"
     assert env.session.session_id == source_env.session.session_id
-    assert [m.role for m in env.session.messages] == ["user", "assistant"]
+    assert [m.role for m in env.session.messages] == ["system", "user", "assistant"]
 
 
 async def test_reload_refused_while_streaming_else_reloads(tmp_path: Path) -> None:
@@ -200,8 +200,12 @@ async def test_unavailable_commands_say_what_to_do(tmp_path: Path) -> None:
     assert all("not available" in w for w in warnings)
 
 
-async def test_changelog_without_bundled_file(tmp_path: Path) -> None:
+async def test_changelog_shows_the_bundled_changelog(tmp_path: Path) -> None:
+    from pi.version import __version__
+
     env = make_env(tmp_path)
     api = FakeApi(env)
     await _run(api, "/changelog")
-    assert api.texts("status")[0].startswith("No changelog is bundled with pi v")
+    shown = strip("\n".join(api.texts("notice")))
+    assert "What's New" in shown
+    assert f"[{__version__}]" in shown

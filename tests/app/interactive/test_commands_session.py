@@ -60,7 +60,8 @@ async def test_session_info_block(tmp_path: Path) -> None:
     assert " Session Info" in text
     assert f" File: {env.session.session_file}" in text
     assert f" ID: {env.session.session_id}" in text
-    assert " Total: 4\n User: 2\n Assistant: 2\n Tools: 0 calls, 0 results" in text
+    # Total counts every message of the session, the system message (prompt and tools) included.
+    assert " Total: 5\n User: 2\n Assistant: 2\n Tools: 0 calls, 0 results" in text
     assert " Cache Warming\n Mode: idle\n Status: Inactive (waiting for first request)" in text
 
 
@@ -81,7 +82,7 @@ async def test_clone_and_nothing_to_clone(tmp_path: Path) -> None:
     await _run(api, "/clone")
     assert api.texts("status")[-1] == "Cloned to new session"
     assert env.session.session_file != old
-    assert [m.role for m in env.session.messages] == ["user", "assistant"]
+    assert [m.role for m in env.session.messages] == ["system", "user", "assistant"]
 
 
 async def test_fork_picker_lists_user_messages_and_forks(tmp_path: Path) -> None:
@@ -96,7 +97,7 @@ async def test_fork_picker_lists_user_messages_and_forks(tmp_path: Path) -> None
     await api.run_spawned()
     assert api.editor_text == "first question"
     assert api.texts("status") == ["Forked to new session"]
-    assert env.session.messages == []
+    assert [m.role for m in env.session.messages] == ["system"]  # the prompt declaration before the fork point
 
 
 async def test_resume_picker_switches_and_cancel(tmp_path: Path) -> None:
@@ -119,7 +120,7 @@ async def test_resume_picker_switches_and_cancel(tmp_path: Path) -> None:
     await api.run_spawned()
     assert env.session.session_file == first
     assert api.texts("status")[-1] == "Resumed session"
-    assert [m.role for m in env.session.messages] == ["user", "assistant"]
+    assert [m.role for m in env.session.messages] == ["system", "user", "assistant"]
 
 
 async def test_tree_navigates_to_a_user_message(tmp_path: Path) -> None:
@@ -141,7 +142,7 @@ async def test_tree_navigates_to_a_user_message(tmp_path: Path) -> None:
     await api.run_spawned()
     assert api.texts("status")[-1] == "Navigated to selected point"
     assert api.editor_text == "second question"
-    assert [m.role for m in env.session.messages] == ["user", "assistant"]
+    assert [m.role for m in env.session.messages] == ["system", "user", "assistant"]
     await _chat(env, "another branch")
     await _run(api, "/tree")
     joined = "\n".join(api.screen())

@@ -148,7 +148,7 @@ async def test_startup_picker_lists_this_folder_and_reports_cancel(tmp_path: Pat
     picker = startup_session_picker(str(env.cwd), env.agent_dir, Theme.plain(), KeybindingsManager(), results.append)
     screen = [strip(line) for line in picker.render(110)]
     assert screen[4] == "ctrl+s sort · ctrl+n named · ctrl+d delete · ctrl+p path (off)"
-    assert screen[8].startswith("› hello there") and screen[8].endswith("2 now")
+    assert screen[8].startswith("› hello there") and screen[8].endswith("3 now")  # the system message counts too
     picker.handle_input(ENTER)
     assert results and results[0] is not None and str(results[0].path) == env.session.session_file
     picker.handle_input(ESC)
