@@ -487,8 +487,14 @@ def test_json_mode_reports_auto_retry_of_overloaded_and_unavailable(pi_env: PiEn
     assert final["content"] == [{"type": "text", "text": "third time lucky"}]
     # The failed replies never reach the model; they stay in the file.
     assert conversation(pi_env.server.requests[-1].json()) == [("user", "try hard")]
-    stops = [e["message"].get("stopReason") for e in lines_of(pi_env.only_session_file()) if e["type"] == "message"]
-    assert stops == [None, "error", "error", "stop"]
+    messages = [e["message"] for e in lines_of(pi_env.only_session_file()) if e["type"] == "message"]
+    assert [(m["role"], m.get("stopReason")) for m in messages] == [
+        ("system", None),
+        ("user", None),
+        ("assistant", "error"),
+        ("assistant", "error"),
+        ("assistant", "stop"),
+    ]
 
 
 def test_json_mode_overflow_compacts_and_retries_with_the_summary(pi_env: PiEnv) -> None:
