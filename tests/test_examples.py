@@ -95,3 +95,18 @@ def test_anthropic_compatible(server: ScriptedServer) -> None:
     )
     _check(_run("anthropic-messages", server))
     assert server.requests[0].path == "/v1/messages"
+
+
+EXTENSION_EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples" / "extensions").glob("*.py"))
+
+
+async def test_every_extension_example_loads(tmp_path: Path) -> None:
+    from pi.app.extensions.discovery import ExtensionSource
+    from pi.app.extensions.loader import load_extensions
+
+    sources = [ExtensionSource(str(p), "file", "temporary", "top-level", -1, p) for p in EXTENSION_EXAMPLES]
+    _, result = await load_extensions(sources, tmp_path)
+    assert result.diagnostics == [] and len(result.extensions) == len(EXTENSION_EXAMPLES) >= 14
+    tests = (Path(__file__).resolve().parent / "e2e" / "test_extensions_examples.py").read_text()
+    covered = [p.name for p in EXTENSION_EXAMPLES if f'example("{p.name}")' in tests]
+    assert len(covered) >= 14

@@ -45,12 +45,12 @@ def test_every_expected_provider_is_present_with_its_api_and_base_url() -> None:
         assert all(m.provider == provider for m in models)
 
 
-def test_providers_of_pi_16_on_our_four_apis_are_all_there() -> None:
+def test_providers_of_pi_16_on_our_apis_are_all_there() -> None:
     expected = {
         "ant-ling", "anthropic", "azure", "baseten", "cerebras", "cloudflare-ai-gateway", "cloudflare-workers-ai",
         "deepseek", "fireworks", "github-copilot", "google", "groq", "huggingface", "kimi-coding", "meta", "minimax",
-        "minimax-cn", "mistral", "moonshotai", "moonshotai-cn", "nvidia", "openai", "opencode", "opencode-go",
-        "openrouter", "qwen-token-plan", "qwen-token-plan-cn", "qwen-token-plan-individual",
+        "minimax-cn", "mistral", "moonshotai", "moonshotai-cn", "nvidia", "openai", "openai-codex", "opencode",
+        "opencode-go", "openrouter", "qwen-token-plan", "qwen-token-plan-cn", "qwen-token-plan-individual",
         "qwen-token-plan-individual-cn", "together", "vercel-ai-gateway", "xai", "xiaomi", "xiaomi-token-plan-ams",
         "xiaomi-token-plan-cn", "xiaomi-token-plan-sgp", "zai", "zai-coding-cn",
     }  # fmt: skip

@@ -6,7 +6,8 @@ import json
 from typing import Any, Literal
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
 
 from pi.ai.validation import ToolValidationError, format_validation_failure, validate_model_arguments
 
@@ -17,13 +18,9 @@ def test_format_validation_failure_names_root_for_an_empty_path() -> None:
 
 
 def test_format_validation_failure_has_the_exact_frame() -> None:
-    text = format_validation_failure("bash", [("command", "must have required property 'command'")], {"timeout": 5})
+    text = format_validation_failure("bash", [("command", "missing")], {"timeout": 5})
     assert text == (
-        'Validation failed for tool "bash":\n'
-        "  - command: must have required property 'command'\n"
-        "\n"
-        "Received arguments:\n"
-        '{\n  "timeout": 5\n}'
+        'Validation failed for tool "bash":\n  - command: missing\n\nReceived arguments:\n{\n  "timeout": 5\n}'
     )
 
 
@@ -55,10 +52,12 @@ def test_model_arguments_error_frame() -> None:
         validate_model_arguments("edit", EditParams, arguments)
     lines = str(info.value).splitlines()
     assert lines[0] == 'Validation failed for tool "edit":'
-    assert "  - path: must have required property 'path'" in lines
-    assert "  - edits.0.new_text: must have required property 'new_text'" in lines
-    assert "  - mode: Input should be 'fast' or 'slow'" in lines
-    assert "  - limit: Input should be a valid integer, unable to parse string as an integer" in lines
+    assert lines[1:5] == [
+        "  - path: missing",
+        "  - edits.0.new_text: missing",
+        '  - mode: expected one of ["fast","slow"]',
+        "  - limit: expected integer, got string",
+    ]
     assert str(info.value).endswith("Received arguments:\n" + json.dumps(arguments, indent=2))
     assert json.dumps(arguments) == snapshot
 
@@ -81,4 +80,99 @@ def test_model_root_error_says_root() -> None:
 
     with pytest.raises(ToolValidationError) as info:
         validate_model_arguments("s", Strict, {"b": 1})
-    assert "  - b: Extra inputs are not permitted" in str(info.value).splitlines()
+    assert "  - b: unknown field" in str(info.value).splitlines()
+
+
+# --- pi 1.6.0's wording and coercion (pi-schema) ---------------------------------------------------
+
+
+class Camel(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    old_text: str
+    new_text: str
+
+
+class Opts(BaseModel):
+    path: str
+    edits: list[Camel] = []
+    tags: list[str] = []
+    limit: int = 100
+    ratio: float | None = None
+    count: int = Field(default=1, ge=1, le=10)
+    flag: bool = False
+
+
+def _problems(arguments: dict[str, Any], model: type[BaseModel] = Opts) -> list[str]:
+    with pytest.raises(ToolValidationError) as info:
+        validate_model_arguments("t", model, arguments)
+    text = str(info.value)
+    return text.split("\n\nReceived arguments:")[0].splitlines()[1:]
+
+
+def test_a_missing_property_says_missing_at_its_path() -> None:
+    assert _problems({}) == ["  - path: missing"]
+
+
+def test_nested_paths_are_dotted_with_the_wire_names() -> None:
+    assert _problems({"path": "f", "edits": [{"oldText": "a"}]}) == ["  - edits.0.newText: missing"]
+
+
+def test_type_errors_name_the_expected_and_the_received_type() -> None:
+    assert _problems({"path": "f", "limit": "many"}) == ["  - limit: expected integer, got string"]
+    assert _problems({"path": "f", "ratio": "x"}) == ["  - ratio: expected number, got string"]
+    assert _problems({"path": "f", "edits": [{"oldText": 1.5, "newText": []}]}) == [
+        "  - edits.0.newText: expected string, got array"
+    ]
+
+
+def test_bounds_are_written_as_comparisons() -> None:
+    assert _problems({"path": "f", "count": 0}) == ["  - count: expected >= 1"]
+    assert _problems({"path": "f", "count": 11}) == ["  - count: expected <= 10"]
+
+
+def test_the_arguments_object_itself_is_root() -> None:
+    class Strict(BaseModel):
+        model_config = {"extra": "forbid"}
+        a: int = 0
+
+    with pytest.raises(ToolValidationError) as info:
+        validate_model_arguments("s", Strict, [1])  # type: ignore[arg-type]
+    assert str(info.value).splitlines()[1] == "  - root: expected object, got array"
+
+
+def test_scalars_become_strings_where_a_string_belongs() -> None:
+    params = validate_model_arguments("t", Opts, {"path": 5, "tags": [True, 2.0]})
+    assert isinstance(params, Opts)
+    assert params.path == "5"
+    assert params.tags == ["true", "2"]
+
+
+def test_numeric_strings_become_numbers() -> None:
+    params = validate_model_arguments("t", Opts, {"path": "f", "limit": "42", "ratio": "0.5", "flag": "true"})
+    assert isinstance(params, Opts)
+    assert (params.limit, params.ratio, params.flag) == (42, 0.5, True)
+
+
+def test_a_single_value_becomes_a_one_item_array() -> None:
+    params = validate_model_arguments("t", Opts, {"path": "f", "tags": "x", "edits": {"oldText": "a", "newText": "b"}})
+    assert isinstance(params, Opts)
+    assert params.tags == ["x"]
+    assert params.edits == [Camel(old_text="a", new_text="b")]
+
+
+def test_null_for_an_omitted_optional_is_dropped() -> None:
+    params = validate_model_arguments("t", Opts, {"path": "f", "limit": None, "ratio": None})
+    assert isinstance(params, Opts)
+    assert (params.limit, params.ratio) == (100, None)
+
+
+def test_null_for_a_required_property_is_still_an_error() -> None:
+    assert _problems({"path": None}) == ["  - path: expected string, got null"]
+
+
+def test_the_error_quotes_the_arguments_as_sent_not_as_coerced() -> None:
+    arguments: dict[str, Any] = {"path": 5, "limit": "many"}
+    with pytest.raises(ToolValidationError) as info:
+        validate_model_arguments("t", Opts, arguments)
+    assert str(info.value).endswith("Received arguments:\n" + json.dumps(arguments, indent=2))

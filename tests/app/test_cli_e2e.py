@@ -7,6 +7,8 @@ import subprocess
 import time
 from typing import Any
 
+import pytest
+
 from tests.support.cli_env import MODEL, PI, Env
 from tests.support.http_server import json_response
 from tests.support.openai_chunks import text_reply, tool_reply
@@ -265,20 +267,23 @@ def test_rpc_steer_follow_up_and_abort_during_a_slow_tool(env: Env) -> None:
         rpc.close()
 
 
-def test_expired_login_says_so(env: Env) -> None:
+def test_expired_login_that_cannot_be_refreshed_says_so(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     (env.agent_dir / "auth.json").write_text(
         json.dumps({"anthropic": {"type": "oauth", "access": "old", "refresh": "r", "expires": 1}})
     )
+    monkeypatch.setenv("PI_OAUTH_ENDPOINTS", json.dumps({"anthropic": env.server.url}))
+    env.server.queue(json_response(400, {"error": "invalid_grant"}))
     done = env.run("-p", "--provider", "anthropic", "--model", "claude-opus-4-6", "x")
     assert done.returncode == 1
-    assert 'Authentication failed for "anthropic"' in done.stderr and "expired" in done.stderr
+    assert "OAuth refresh failed for anthropic" in done.stderr
+    assert [r.path for r in env.server.requests] == ["/v1/oauth/token"]
 
 
 def test_flags_this_version_cannot_act_on_are_reported(env: Env) -> None:
     env.server.queue(text_reply("ok"))
     done = env.run("-p", *MODEL, "-e", "my_ext.py", "x")
-    assert done.returncode == 0
-    assert 'Warning: extensions are not supported in this version; ignoring "my_ext.py"' in done.stderr
+    assert done.returncode == 1
+    assert f'Extension path does not exist: {env.cwd / "my_ext.py"}' in done.stderr
     resume = env.run("-r", *MODEL)
     assert resume.returncode == 1
     assert "Use -c to continue the latest session" in resume.stderr

@@ -40,7 +40,8 @@ def test_a_new_session_stores_the_prompt_and_tools_before_the_first_user_message
     assert names[0] == "preamble" and names[-1] == "cwd"
     assert system["sections"]["cwd"] == f"<cwd>\n{env.cwd}\n</cwd>"
     assert [t["name"] for t in system["toolsAdded"]] == ["read", "bash", "edit", "write"]
-    assert all(set(t) == {"name", "description", "parameters"} for t in system["toolsAdded"])
+    assert all(list(t) == ["name", "description", "parameters", "constrainedSampling"] for t in system["toolsAdded"])
+    assert all(t["constrainedSampling"] == {"type": "json_schema", "strict": "prefer"} for t in system["toolsAdded"])
     assert "toolsRemoved" not in system
     # The request still carries the whole prompt, the same text the sections give, and the same tools.
     request = env.server.requests[0].json()

@@ -190,8 +190,19 @@ async def test_case_201_missing_required_argument(faux: FauxProvider, tmp_path: 
     result = await call_once(faux, tmp_path, "read", {"file_path": "f.txt"})
     assert result.is_error
     text = only_text(result)
-    assert text.split("\n", 1)[0] == 'Validation failed for tool "read":'
-    assert "path" in text
+    assert text == (
+        'Validation failed for tool "read":\n  - path: missing\n\nReceived arguments:\n{\n  "file_path": "f.txt"\n}'
+    )
+
+
+async def test_case_201_type_error_and_scalar_path(faux: FauxProvider, tmp_path: Path) -> None:
+    result = await call_once(faux, tmp_path, "read", {"path": "f.txt", "limit": "all"})
+    assert result.is_error
+    assert only_text(result).split("\n")[1] == "  - limit: expected integer, got string"
+    (tmp_path / "5").write_text("five\n")
+    result = await call_once(faux, tmp_path, "read", {"path": 5, "offset": None})
+    assert not result.is_error
+    assert only_text(result) == "five\n"
 
 
 async def test_case_202_unknown_argument_ignored(faux: FauxProvider, tmp_path: Path) -> None:
@@ -315,3 +326,16 @@ def test_schemas_are_compact_but_complete(tmp_path: Path) -> None:
         assert set(schema.get("required", [])) <= set(schema["properties"]), name
         for prop in schema["properties"].values():
             assert prop.get("description") and prop.get("type"), (name, prop)
+
+
+def test_file_and_shell_tools_declare_constrained_sampling(tmp_path: Path) -> None:
+    declared = {name: create_tool(name, str(tmp_path)).to_tool().to_json_dict() for name in ALL_TOOL_NAMES}
+    preferred = {"type": "json_schema", "strict": "prefer"}
+    assert {name for name, d in declared.items() if d.get("constrainedSampling") == preferred} == {
+        "read",
+        "bash",
+        "edit",
+        "write",
+    }
+    assert list(declared["read"]) == ["name", "description", "parameters", "constrainedSampling"]
+    assert "constrainedSampling" not in declared["grep"]

@@ -209,3 +209,14 @@ def test_palette_from_terminal_replies() -> None:
     assert palette.foreground == (1, 2, 3) and palette.background == (4, 5, 6)
     assert dict(palette.ansi) == {3: (7, 8, 9), 12: (1, 1, 1)}
     assert palette_from_replies({}).is_empty()
+
+
+def test_adopt_takes_over_colours_in_place() -> None:
+    from pi.tui.theme import builtin_theme as _builtin
+
+    held = _builtin("dark")
+    light = _builtin("light")
+    before = held.fg("accent", "x")
+    held.adopt(light)
+    assert held.fg("accent", "x") == light.fg("accent", "x") != before
+    assert held.name == light.name and held.appearance == "light"

@@ -121,6 +121,30 @@ class TmuxPi:
         self.tmux("new-session", "-d", "-s", "main", "-x", str(WIDTH), "-y", str(HEIGHT), "sh", "-c", script)
         self.started = True
 
+    def start_in_shell(self, *pi_args: str, env: dict[str, str] | None = None) -> None:
+        """pi typed into an interactive bash (job control: Ctrl+Z stops it, `fg` brings it back).
+
+        Nothing echoes the exit code: a stopped job would report 148 at once. Type
+        `echo PI-EXIT=$?` at the prompt after pi ends to read it with `wait_exit`."""
+        variables = {
+            "PI_CODING_AGENT_DIR": str(self.agent_dir),
+            "PI_OFFLINE": "1",
+            "COLORTERM": "truecolor",
+            "HOME": str(self.home),
+            "PI_TUI_WRITE_LOG": str(self.write_log),
+            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+            "PS1": "shell$ ",
+            **(env or {}),
+        }
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in variables.items())
+        shell = f"cd {shlex.quote(str(self.cwd))} && env -u TMUX_PANE {exports} bash --norc --noprofile -i"
+        self.tmux("new-session", "-d", "-s", "main", "-x", str(WIDTH), "-y", str(HEIGHT), "sh", "-c", shell)
+        self.started = True
+        self.wait_for("shell$")
+        pi = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "pi", *pi_args])
+        self.type(f"{pi} 2>>{shlex.quote(str(self.stderr_log))}")
+        self.keys("Enter")
+
     def close(self) -> None:
         if self.started:
             self.tmux("kill-server", check=False)
@@ -168,7 +192,7 @@ class TmuxPi:
         return self.wait_for(lambda s: marker not in s, timeout)
 
     def wait_exit(self, timeout: float = TIMEOUT) -> int:
-        text = self.wait_for("PI-EXIT=", timeout, history=True)
+        text = self.wait_for(lambda s: any(ln.startswith("PI-EXIT=") for ln in s.split("\n")), timeout, history=True)
         line = next(line for line in text.split("\n") if line.startswith("PI-EXIT="))
         return int(line.split("=", 1)[1].strip())
 

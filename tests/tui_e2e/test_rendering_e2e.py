@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pi.tui.theme import builtin_theme
-from tests.support.http_server import ScriptedResponse, ScriptedServer, json_response, named_sse
+from tests.support.http_server import ScriptedServer, json_response
 from tests.tui_e2e.anthropic_chunks import anthropic_reply, anthropic_tool_calls, anthropic_tool_reply
 from tests.tui_e2e.harness import TmuxPi
 
@@ -146,16 +146,21 @@ def test_check_20_provider_404(make_pi: Any, server: ScriptedServer) -> None:
 
 
 def test_check_21_retry_countdown(make_pi: Any, server: ScriptedServer) -> None:
-    """Check 21: a 529 turn then a text turn: the retry label in the rule, the reply, the error kept above."""
-    error = {"type": "error", "error": {"type": "overloaded_error", "message": "529 Overloaded"}}
-    overloaded = ScriptedResponse(chunks=named_sse(("error", error)))
-    pi = _start(make_pi, server, overloaded, anthropic_reply("Recovered reply."), regular=True)
+    """Check 21: an HTTP 529 turn then a text turn: the retry label in the rule, the reply, the error kept above.
+
+    The first turn answers 529 three times: the request's own two silent retries (as the provider
+    SDKs make them) fail too, so the failure reaches the agent, which counts retry 1 of 3."""
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    overloaded = [json_response(529, error) for _ in range(3)]
+    pi = _start(make_pi, server, *overloaded, anthropic_reply("Recovered reply."), regular=True)
     pi.type("hello")
     pi.keys("Enter")
     pi.wait_for("Retrying (1/3) in 2s... (escape to cancel)")
     pi.wait_for("Recovered reply.", history=True)
     pi.wait_idle()
     text = pi.text(history=True)
-    assert "Error: overloaded_error: 529 Overloaded" in text
+    error_line = next(line for line in text.split("\n") if "Error: 529" in line)
+    assert "Overloaded" in error_line
     assert "/bug sends a report" not in text
-    assert text.index("Error: overloaded_error") < text.index("Recovered reply.")
+    assert text.index("Error: 529") < text.index("Recovered reply.")
+    assert len(server.requests) == 4

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tests.tui_e2e.harness import WIDTH, TmuxPi
@@ -111,6 +112,27 @@ def test_check_07_changelog_after_update(make_pi: Any) -> None:
     assert f'"lastChangelogVersion": "{__version__}"' in (first.agent_dir / "settings.json").read_text()
 
 
+def test_check_07_whats_new_block(make_pi: Any) -> None:
+    """Check 7 (full form): an older `lastChangelogVersion` shows the bordered `What's New` block with
+    the newer changelog entries as markdown (a heading without its `##`), and not the older ones."""
+    from pi.version import __version__
+
+    pi: TmuxPi = make_pi({"lastChangelogVersion": "0.1.0"})
+    pi.start("--use-theme", "dark", "--tui-mode", "regular")
+    pi.wait_for("fake-claude • medium")
+    text = pi.text(history=True)
+    lines = text.split("\n")
+    title = next(i for i, line in enumerate(lines) if "What's New" in line)
+    assert lines[title - 1].startswith("─" * 100)
+    assert "[0.2.0]" in text and "## [0.2.0]" not in text
+    assert "[0.1.0]" not in text
+    ansi = pi.text(ansi=True, history=True)
+    title_ansi = next(line for line in ansi.split("\n") if "What's New" in line)
+    assert "\x1b[1m" in title_ansi
+    assert "Updated to" not in text
+    assert f'"lastChangelogVersion": "{__version__}"' in (pi.agent_dir / "settings.json").read_text()
+
+
 def test_first_message_argument_and_mode_text_open_the_ui(make_pi: Any, server: Any) -> None:
     """`pi "first message"` opens the UI and sends it; `--mode text` in a terminal stays interactive."""
     from tests.tui_e2e.anthropic_chunks import anthropic_reply
@@ -123,3 +145,103 @@ def test_first_message_argument_and_mode_text_open_the_ui(make_pi: Any, server: 
     assert "PI-EXIT" not in text
     pi.keys("C-d")
     assert pi.wait_exit() == 0
+
+
+def _project_with_settings(pi: TmuxPi) -> None:
+    (pi.cwd / ".pi").mkdir()
+    (pi.cwd / ".pi" / "settings.json").write_text(json.dumps({"quietStartup": True}))
+
+
+def test_check_08_trust_prompt_session_only(make_pi: Any) -> None:
+    """Check 8: `.pi/settings.json` asks `Trust project folder?` with the five answers; `Trust (this
+    session only)` starts normally with the project's settings applied and writes no trust file."""
+    pi: TmuxPi = make_pi()
+    _project_with_settings(pi)
+    pi.start()
+    text = pi.wait_for("Trust project folder?")
+    parent = pi.cwd.resolve().parent
+    for option in (
+        "Trust",
+        f"Trust parent folder ({parent})",
+        "Trust (this session only)",
+        "Do not trust",
+        "Do not trust (this session only)",
+    ):
+        assert option in text
+    assert "This allows pi to load .pi settings and resources" in text and str(pi.cwd.resolve()) in text
+    pi.keys("Down", "Down", "Enter")
+    text = pi.wait_for("fake-claude • medium")
+    assert "▀▀█" not in text  # the project's quietStartup applies
+    assert not (pi.agent_dir / "trust.json").exists()
+
+
+def test_check_08_trust_prompt_saved_answers(make_pi: Any) -> None:
+    """`Trust` saves the folder in trust.json (no question the next time); `Do not trust` saves false and
+    the project's settings are not read."""
+    trusting: TmuxPi = make_pi()
+    _project_with_settings(trusting)
+    trusting.start()
+    trusting.wait_for("Trust project folder?")
+    trusting.keys("Enter")
+    assert "▀▀█" not in trusting.wait_for("fake-claude • medium")
+    saved = json.loads((trusting.agent_dir / "trust.json").read_text())
+    assert saved == {str(trusting.cwd.resolve()): True}
+    trusting.keys("C-d")
+    assert trusting.wait_exit() == 0
+    trusting.close()
+    trusting.start()
+    assert "Trust project folder?" not in trusting.wait_for("fake-claude • medium")
+
+    refusing: TmuxPi = make_pi()
+    _project_with_settings(refusing)
+    refusing.start()
+    refusing.wait_for("Do not trust (this session only)")
+    refusing.keys("Down", "Down", "Down", "Enter")
+    text = refusing.wait_for("fake-claude • medium")
+    assert "▀▀█" in text
+    assert "This project is not trusted. Project .pi resources and packages are ignored." in text
+    assert json.loads((refusing.agent_dir / "trust.json").read_text()) == {str(refusing.cwd.resolve()): False}
+
+
+SLOW_EXTENSION = """
+import asyncio
+from pathlib import Path
+
+def setup(pi):
+    @pi.on("session_start")
+    async def wait_for_go(event, ctx):
+        go = Path({go!r})
+        while not go.exists():
+            await asyncio.sleep(0.02)
+"""
+
+
+def test_enter_before_startup_finished(make_pi: Any, server: Any) -> None:
+    """§3: the editor takes text at once; Enter before setup has finished (an extension's session_start
+    still running) shows `Startup is still in progress` and keeps the text, which is sent once it is done."""
+    from tests.tui_e2e.anthropic_chunks import anthropic_reply
+
+    pi: TmuxPi = make_pi()
+    go = pi.root / "go"
+    extension = pi.root / "slow_start.py"
+    extension.write_text(SLOW_EXTENSION.format(go=str(go)))
+    server.queue(anthropic_reply("Started and answered."))
+    pi.start("--use-theme", "dark", "-e", str(extension))
+    pi.wait_for("fake-claude • medium")
+    pi.type("early words")
+    pi.keys("Enter")
+    text = pi.wait_for("Startup is still in progress")
+    assert any(line.strip() == "early words" for line in text.split("\n")[-6:])
+    assert not server.requests
+    go.write_text("")
+    # Enter until startup is over: each early one draws a frame and keeps the text; the first one
+    # after it sends the message and empties the editor, so later ones do nothing.
+    for _ in range(200):
+        if server.requests:
+            break
+        frames = pi.written_after_exit().count("\x1b[?2026h")
+        pi.keys("Enter")
+        pi.wait_for(lambda _s, seen=frames: server.requests or pi.written_after_exit().count("\x1b[?2026h") > seen)
+    pi.wait_for("Started and answered.")
+    assert len(server.requests) == 1
+    assert "early words" in json.dumps(server.requests[0].json()["messages"])

@@ -66,6 +66,7 @@ BUSY_CONTINUE = "Agent is already processing. Wait for completion before continu
 NO_MODEL = "No model configured"
 NO_MESSAGES = "No messages to continue from"
 CANNOT_CONTINUE_ASSISTANT = "Cannot continue from message role: assistant"
+RESET_WHILE_RUNNING = "Agent is already processing. Wait for completion before resetting."
 
 
 @dataclass(slots=True)
@@ -326,7 +327,13 @@ class Agent:
             await asyncio.shield(idle)
 
     def reset(self) -> None:
-        """Forget the conversation, queues and error; a running prompt is not aborted."""
+        """Forget the conversation, queues and error.
+
+        Refused while a prompt runs: its remaining events would land in the emptied transcript.
+        Abort it and wait for idle first.
+        """
+        if self._idle is not None:
+            raise RuntimeError(RESET_WHILE_RUNNING)
         state = self.state
         state.messages = []
         state.is_streaming = False
@@ -364,6 +371,7 @@ class Agent:
             max_retry_delay_ms=self.max_retry_delay_ms,
             stream_options=self.stream_options,
             get_stream_options=self.get_stream_options,
+            get_tools=lambda: self.state.tools,
         )
 
     async def _run(self, prompts: list[AgentMessage] | None, *, skip_initial_steering: bool = False) -> None:
@@ -456,6 +464,7 @@ __all__ = [
     "CANNOT_CONTINUE_ASSISTANT",
     "NO_MESSAGES",
     "NO_MODEL",
+    "RESET_WHILE_RUNNING",
     "Agent",
     "AgentListener",
     "AgentState",

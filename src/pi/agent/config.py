@@ -7,9 +7,9 @@ Every callback may be a plain function or a coroutine function.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 from pi.agent.hooks import AfterToolCall, BeforeToolCall
 from pi.agent.messages import AgentMessage
@@ -17,6 +17,9 @@ from pi.ai.abort import AbortSignal
 from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.options import OnPayload, StreamOptions, ThinkingBudgets
 from pi.ai.types import Context, Message, Model, ThinkingLevel
+
+if TYPE_CHECKING:
+    from pi.agent.tool import AgentTool
 
 ToolExecutionMode: TypeAlias = Literal["parallel", "sequential"]
 
@@ -89,6 +92,8 @@ class AgentLoopConfig:
     """Further request options (temperature, max_tokens, headers, provider extras, ...)."""
     get_stream_options: GetStreamOptions | None = None
     """Per-request options; fields it sets win over `stream_options`."""
+    get_tools: Callable[[], Sequence[AgentTool[Any]]] | None = None
+    """Read before each request: tools activated during a run are offered from the next turn on."""
 
 
 __all__ = [

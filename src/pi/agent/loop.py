@@ -139,6 +139,8 @@ async def _turns(
                 new_messages.append(message)
             pending = []
 
+            if config.get_tools is not None:
+                context.tools = list(config.get_tools())
             request = _Request(context, config, signal, stream_fn)
             async for event in request.run():
                 yield event
@@ -304,7 +306,9 @@ class _Request:
                     break
                 if partial is None:
                     partial = event.partial
-                    yield MessageStartEvent(partial)
+                    # Until the reply ends it has no reason to have ended: "pending" (a snapshot, so
+                    # the message the provider keeps building is untouched).
+                    yield MessageStartEvent(partial.model_copy(update={"stop_reason": "pending"}))
                     if event.type == "start":
                         continue
                 yield MessageUpdateEvent(event.partial, event)

@@ -8,10 +8,12 @@ what happened. The model sees none of them unless `convert_to_llm` maps them to 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeAlias
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
+from pydantic.dataclasses import is_pydantic_dataclass
 
 from pi.ai.types import AssistantMessage, Message, ToolResultMessage, UserMessage
 
@@ -34,6 +36,11 @@ def default_convert_to_llm(messages: Sequence[AgentMessage]) -> list[Message]:
     return [m for m in messages if isinstance(m, LLM_MESSAGE_TYPES)]
 
 
+@functools.lru_cache(maxsize=256)
+def _dataclass_adapter(kind: type[Any]) -> TypeAdapter[Any]:
+    return TypeAdapter(kind)
+
+
 def to_jsonable(value: Any) -> Any:
     """pi's JSON form of a message, tool details or content block, whatever type an application used."""
     if value is None or isinstance(value, str | int | float | bool):
@@ -44,6 +51,8 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(by_alias=True, exclude_none=True, mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if is_pydantic_dataclass(type(value)):  # its aliases (camelCase) are its JSON names
+            return _dataclass_adapter(type(value)).dump_python(value, by_alias=True, exclude_none=True, mode="json")
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}

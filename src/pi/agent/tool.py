@@ -70,13 +70,27 @@ class AgentTool(Generic[ParamsT]):
     """One line for the system prompt's list of tools."""
     prompt_guidelines: list[str] = field(default_factory=list)
     """Bullets for the system prompt's guidelines when this tool is active."""
+    constrained_sampling: dict[str, Any] | None = None
+    """How strictly a provider may hold the model to the schema, e.g. ``{"type": "json_schema",
+    "strict": "prefer"}``; part of the definition stored in a session's system messages."""
 
     def to_tool(self) -> Tool:
-        """The definition a model sees."""
-        return Tool(name=self.name, description=self.description, parameters=tool_schema(self.parameters))
+        """The definition a model sees (``constrainedSampling`` rides along when declared)."""
+        definition: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": tool_schema(self.parameters),
+        }
+        if self.constrained_sampling is not None:
+            definition["constrainedSampling"] = dict(self.constrained_sampling)
+        return Tool.model_validate(definition)
 
 
 _schema_cache: dict[type[BaseModel], dict[str, Any]] = {}
+
+
+JSON_SCHEMA_PREFERRED: dict[str, Any] = {"type": "json_schema", "strict": "prefer"}
+"""The constrained sampling pi's own file and shell tools declare."""
 
 
 def tool_schema(params: type[BaseModel]) -> dict[str, Any]:
@@ -101,6 +115,7 @@ def _strip_titles(node: Any) -> Any:
 
 
 __all__ = [
+    "JSON_SCHEMA_PREFERRED",
     "AgentTool",
     "AgentToolResult",
     "ExecutionMode",

@@ -92,15 +92,26 @@ def _httpx_builds_default_context() -> bool:
 
 
 def get_client() -> httpx.AsyncClient:
-    """A connection-pooling client for the running event loop."""
+    """A connection-pooling client for the running event loop.
+
+    On asyncio's own event loop, requests go through `AsyncioTransport` (httpcore on asyncio's
+    sockets, without anyio); another loop implementation (uvloop) keeps httpx's default transport.
+    Proxies from the environment use httpx's transports either way.
+    """
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
     if client is None or client.is_closed:
         verify: ssl.SSLContext | bool = deferred_trust_context() if _httpx_builds_default_context() else True
+        transport: httpx.AsyncBaseTransport | None = None
+        if isinstance(loop, asyncio.BaseEventLoop):
+            from pi.ai.http_transport import AsyncioTransport
+
+            transport = AsyncioTransport(verify if isinstance(verify, ssl.SSLContext) else deferred_trust_context())
         client = httpx.AsyncClient(
             timeout=httpx.Timeout(connect=30.0, read=600.0, write=60.0, pool=30.0),
             follow_redirects=True,
             verify=verify,
+            transport=transport,
         )
         _clients[loop] = client
     return client

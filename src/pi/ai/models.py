@@ -106,6 +106,13 @@ def _provider_models(provider: str) -> dict[str, Model]:
     return _build_provider(provider)
 
 
+def catalog_provider_models(provider: str) -> list[Model]:
+    """The catalog models of one provider, freshly built and owned by the caller (empty when unknown)."""
+    if provider not in get_providers():
+        return []
+    return list(_build_provider(provider).values())
+
+
 def catalog_models() -> list[Model]:
     """Every catalog model, providers sorted, freshly built and owned by the caller (a model registry)."""
     return [model for provider in get_providers() for model in _build_provider(provider).values()]
@@ -154,6 +161,7 @@ __all__ = [
     "CATALOG_DIR",
     "DEFAULT_MODEL_PER_PROVIDER",
     "catalog_models",
+    "catalog_provider_models",
     "find_models",
     "get_default_model",
     "get_model",

@@ -36,6 +36,7 @@ BUILTIN_PROVIDER_MODULES: dict[str, str] = {
     "openai-completions": "pi.ai.providers.openai_completions",
     "openai-responses": "pi.ai.providers.openai_responses",
     "google-generative-ai": "pi.ai.providers.google_generative_ai",
+    "openai-codex-responses": "pi.ai.providers.openai_codex_responses",
 }
 """Each module defines a module-level ``PROVIDER: ApiProvider``."""
 

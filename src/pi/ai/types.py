@@ -47,13 +47,19 @@ def now_ms() -> int:
 
 
 class PiModel(BaseModel):
-    """Base of every JSON shape: camelCase aliases, population by either name, unknown keys kept."""
+    """Base of every JSON shape: camelCase aliases, population by either name, unknown keys kept.
+
+    Validators and serializers are built when a class is first used, not when it is defined: a run
+    uses a fraction of these shapes on its own (many only inside another), and building all of
+    them was the largest single cost of importing `pi.ai`.
+    """
 
     model_config = ConfigDict(
         alias_generator=to_camel,
         populate_by_name=True,
         extra="allow",
         ser_json_inf_nan="null",
+        defer_build=True,
     )
 
     def to_json_dict(self) -> dict[str, Any]:

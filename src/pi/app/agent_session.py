@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi.agent import Agent
 from pi.agent.events import AgentEndEvent, AgentEvent, MessageEndEvent
@@ -31,6 +31,8 @@ from pi.app.resources import Resources
 from pi.app.session_bash import BashResult, UserBash
 from pi.app.session_compaction import Compactor
 from pi.app.session_events import EntryAppendedEvent, SessionEvent, SessionInfoChangedEvent
+from pi.app.session_extensions_api import SessionExtensionMethods
+from pi.app.session_extensions_config import ExtensionConfig
 from pi.app.session_hooks import HookChains, InputSource, SessionHooks
 from pi.app.session_models import ModelControl
 from pi.app.session_navigation import Navigation
@@ -41,6 +43,9 @@ from pi.app.session_runtime import AgentSetup, SessionCore, message_text
 from pi.app.settings import SettingsManager
 from pi.session.manager import SessionManager
 
+if TYPE_CHECKING:
+    from pi.app.session_extensions import SessionExtensions
+
 SessionListener = Listener[SessionEvent]
 
 
@@ -48,7 +53,7 @@ class NoApiKeyError(RuntimeError):
     """The session has no model, or no key for its model's provider; the message says how to fix it."""
 
 
-class AgentSession:
+class AgentSession(SessionExtensionMethods):
     def __init__(
         self,
         *,
@@ -61,6 +66,7 @@ class AgentSession:
         tools: Sequence[AgentTool[Any]],
         scoped_models: Sequence[tuple[Model, str | None]] = (),
         hooks: SessionHooks | None = None,
+        extension_config: ExtensionConfig | None = None,
     ) -> None:
         self.hooks = hooks or SessionHooks()
         """The interception chains; append handlers to its lists at any time."""
@@ -105,8 +111,11 @@ class AgentSession:
         self._bash = UserBash(core, self.session_environment)
         self._prompting = Prompting(core, self._recovery, self._compactor, self.require_model, self._bash.flush_pending)
         self._models = ModelControl(core)
-        self._navigation = Navigation(core, self._models, self.abort)
+        self._navigation = Navigation(core, self._models, self.abort, self._compactor)
         agent.subscribe(self._on_agent_event)
+        self._extension_config = extension_config
+        self._extensions: SessionExtensions | None = None
+        self._extension_error_listeners: list[Callable[[Any], None]] = []
 
     # -- parts -------------------------------------------------------------------------------------
 
@@ -163,6 +172,8 @@ class AgentSession:
     async def _on_agent_event(self, event: AgentEvent) -> None:
         core = self._core
         if isinstance(event, MessageEndEvent):
+            if core.message_end is not None:
+                event = dataclasses.replace(event, message=await core.message_end(event.message))
             core.persist(event.message)
         elif isinstance(event, AgentEndEvent):
             aborted = core.run.aborted or (core.agent.signal is not None and core.agent.signal.aborted)
@@ -280,7 +291,7 @@ class AgentSession:
             if registry.auth.has_expired_login(model.provider):
                 raise NoApiKeyError(
                     f'Authentication failed for "{model.provider}": the login stored in auth.json has expired. '
-                    "Log in again with the TypeScript pi's /login, or set an API key."
+                    f"Sign in again with /login or `pi auth login {model.provider}`, or set an API key."
                 )
             names = env_var_names(model.provider)
             hint = f"set {' or '.join(names)}" if names else "add an apiKey for it in models.json or auth.json"
@@ -307,6 +318,8 @@ class AgentSession:
         While the session is busy the text is queued as steering or follow-up, as `streaming_behavior`
         says. Returns "started", "queued", or "handled" (an `input` hook consumed the text).
         """
+        if self._extensions is not None and await self._extensions.run_command(text):
+            return "handled"
         disposition, message = await self._prompting.preflight(text, images, streaming_behavior, expand, source)
         if message is not None:
             await self._prompting.run(message)
@@ -324,6 +337,8 @@ class AgentSession:
 
         For callers that answer before the run (RPC's `prompt` response comes after preflight).
         """
+        if self._extensions is not None and await self._extensions.run_command(text):
+            return "handled", None
         disposition, message = await self._prompting.preflight(text, images, streaming_behavior, True, source)
         if message is None:
             return disposition, None
@@ -349,6 +364,8 @@ class AgentSession:
         source: InputSource = "sdk",
     ) -> Disposition:
         """Steer or follow up through the `input` hooks; returns "queued" or "handled"."""
+        if self._extensions is not None and await self._extensions.run_command(text):
+            return "handled"
         return await self._prompting.queue(text, images, behavior, source)
 
     def clear_queue(self) -> tuple[list[str], list[str]]:
@@ -384,24 +401,56 @@ class AgentSession:
 
     # -- sessions ----------------------------------------------------------------------------------
 
-    async def new_session(self, parent_session: str | None = None) -> None:
+    async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
+        """Start a new session file; `{"cancelled": True}` when an extension's `session_before_switch` said no."""
+        if self._extensions is not None and await self._extensions.before_switch("new"):
+            return {"cancelled": True}
         await self._navigation.new_session(parent_session)
+        return {"cancelled": False}
 
-    async def switch_session(self, path: str) -> None:
+    async def switch_session(self, path: str) -> dict[str, Any]:
+        """Continue the session file at `path`; `{"cancelled": True}` when an extension said no."""
+        if self._extensions is not None and await self._extensions.before_switch("resume", path):
+            return {"cancelled": True}
         await self._navigation.switch_session(path)
+        return {"cancelled": False}
 
     def fork_messages(self) -> list[dict[str, str]]:
         return self._navigation.fork_messages()
 
     async def fork(self, entry_id: str) -> dict[str, Any]:
+        if self._extensions is not None and await self._extensions.before_fork(entry_id, "before"):
+            return {"cancelled": True}
         return await self._navigation.fork(entry_id)
 
     async def clone(self) -> dict[str, Any]:
+        leaf = self._core.manager.get_leaf_id()
+        if self._extensions is not None and leaf is not None and await self._extensions.before_fork(leaf, "at"):
+            return {"cancelled": True}
         return await self._navigation.clone()
 
-    async def navigate_tree(self, target_id: str) -> str | None:
-        """Move to another point of the session tree; a user message's text comes back for the editor."""
-        return await self._navigation.navigate_tree(target_id)
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+    ) -> str | None:
+        """Move to another point of the session tree; a user message's text comes back for the editor.
+
+        With `summarize`, the branch left behind is summarized into a `branch_summary` entry first.
+        """
+        old_leaf = self._core.manager.get_leaf_id()
+        text = await self._navigation.navigate_tree(
+            target_id,
+            summarize=summarize,
+            custom_instructions=custom_instructions,
+            replace_instructions=replace_instructions,
+        )
+        if self._extensions is not None:
+            await self._extensions.tree_moved(self._core.manager.get_leaf_id(), old_leaf)
+        return text
 
     def set_scoped_models(self, models: Sequence[tuple[Model, str | None]]) -> None:
         """The models Ctrl+P and `cycle_model` go through (empty: every available model)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,6 +54,7 @@ class AuthStorage:
         self._runtime: dict[str, str] = {}
         self.errors: list[str] = []
         self._data: dict[str, Any] = self._load()
+        self._stamp = self._file_stamp()
 
     @classmethod
     def in_memory(cls) -> AuthStorage:
@@ -99,21 +101,69 @@ class AuthStorage:
             return None
 
     def stored_api_key(self, provider: str) -> str | None:
+        """The stored key, or an OAuth login's access token while it is valid or can be refreshed.
+
+        Requests do not use this token as it is: the session resolves an OAuth login per request
+        (`pi.app.oauth.session_auth`), refreshing it first when it is about to expire.
+        """
+        self.reload_if_changed()  # another pi process may have logged in or out since
         entry = self.credential(provider)
         if isinstance(entry, ApiKeyCredential):
             return resolve_config_value(entry.key)
-        if isinstance(entry, OAuthCredential) and not entry.expired:
+        if isinstance(entry, OAuthCredential) and (not entry.expired or entry.refresh):
             return entry.access
         return None
 
     def has_expired_login(self, provider: str) -> bool:
-        """True when auth.json holds an OAuth login for `provider` whose access token has expired.
-
-        Refreshing needs the provider's login flow, which this version does not have; saying so beats
-        a bare "no API key".
-        """
+        """True when auth.json holds an OAuth login for `provider` that has expired and cannot be refreshed."""
         entry = self.credential(provider)
-        return isinstance(entry, OAuthCredential) and entry.expired
+        return isinstance(entry, OAuthCredential) and entry.expired and not entry.refresh
+
+    def stored_type(self, provider: str) -> str | None:
+        """``"api_key"``, ``"oauth"`` (or another type string) of the stored entry; None when there is none."""
+        raw = self._data.get(provider)
+        kind = raw.get("type") if isinstance(raw, dict) else None
+        return kind if isinstance(kind, str) else None
+
+    def raw_entry(self, provider: str) -> dict[str, Any] | None:
+        """A copy of the stored entry as auth.json has it (all provider extras kept)."""
+        raw = self._data.get(provider)
+        return dict(raw) if isinstance(raw, dict) else None
+
+    def stored_providers(self) -> list[str]:
+        """Every provider auth.json holds an entry for, in file order."""
+        return list(self._data)
+
+    def oauth_providers(self) -> list[str]:
+        """Providers whose stored entry is an OAuth login."""
+        return [name for name in self._data if self.stored_type(name) == "oauth"]
+
+    def reload(self) -> None:
+        """Read auth.json again (after a login or logout, here or in another pi process)."""
+        self.errors = []
+        self._data = self._load()
+        self._stamp = self._file_stamp()
+
+    def reload_if_changed(self) -> bool:
+        """Re-read auth.json when it changed on disk since it was read (one `stat`); True when it did."""
+        stamp = self._file_stamp()
+        if stamp == self._stamp:
+            return False
+        self.reload()
+        return True
+
+    def _file_stamp(self) -> tuple[int, int, int] | None:
+        if self.path is None:
+            return None
+        try:
+            info = os.stat(self.path)
+        except OSError:
+            return None
+        return (info.st_mtime_ns, info.st_size, info.st_ino)
+
+    def set_oauth(self, provider: str, entry: dict[str, Any]) -> None:
+        """Store an OAuth login's entry (``type: "oauth"`` and the provider's fields) as it is."""
+        self._update(provider, {**entry, "type": "oauth"})
 
     def get_api_key(self, provider: str) -> str | None:
         """Runtime key, then auth.json, then the provider's environment variable."""
@@ -140,11 +190,13 @@ class AuthStorage:
             else:
                 self._data[provider] = entry
             write_atomic(self.path, json.dumps(self._data, indent=2) + "\n", mode=0o600)
+            self._stamp = self._file_stamp()
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         assert self.path is not None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.parent.exists():
+            self.path.parent.mkdir(parents=True, mode=0o700)
         lock_path = self.path.with_name(self.path.name + ".lock")
         with open(lock_path, "a") as lock:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)

@@ -22,6 +22,7 @@ Usage:
   pi auth login|logout|list|check <provider>   Manage stored credentials and subscription logins
   pi mcp add|remove|list|login|logout ...      Manage MCP servers (mcp.json)
   pi install|remove|update|list <source>       Manage pi packages (pypi:, git:, local paths)
+  pi config [-l]                               Switch package resources and built-in extensions on or off
 
 Modes:
   -p, --print                  Answer the prompt(s), print the final reply and exit (also when stdout
@@ -54,8 +55,8 @@ Tools and resources:
   -xt, --exclude-tools <list>  Disable these tools (names or * patterns)
   -nt, --no-tools              Start with no tools (--tools adds some back)
   -nbt, --no-builtin-tools     Start with no built-in tools; extension tools stay
-  -e, --extension <path>       Load an extension (repeatable; not loaded by this version yet)
-  -ne, --no-extensions         Do not discover extensions
+  -e, --extension <path>       Load an extension file or directory, or builtin:<name> (repeatable)
+  -ne, --no-extensions         Load only the -e extensions (no discovery, no built-ins)
   --no-mcp                     Do not start MCP servers (sessions do not start them yet; see pi mcp)
   --skill <path>               Load a skill file or directory (repeatable)
   -ns, --no-skills             Do not discover skills
@@ -78,6 +79,7 @@ Other:
   -h, --help                   Show this help and exit
   --                           End of options: every later argument is a message (or an @file)
 
+Extensions may add options of their own (--name [value]); unknown options are errors.
 Options also accept --flag=value. Text piped on stdin becomes the start of the first message;
 @path arguments inline text files and attach images.
 
@@ -118,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     from pi.app.args import ArgsError, parse_args, unknown_option_hint
 
     try:
-        args = parse_args(raw)
+        args = parse_args(raw, allow_unknown=True)
     except ArgsError as exc:
         sys.stderr.write(f"{exc}\n")
         hint = unknown_option_hint(exc.parsed) if exc.parsed is not None else None

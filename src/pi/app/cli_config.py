@@ -8,6 +8,7 @@ project) with ``--tools``, ``--exclude-tools``, ``-nt`` and ``-nbt`` (see `pi.ap
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,4 +86,75 @@ def select_cli_tool_names(args: Args, settings: SettingsManager, warnings: list[
     return select_tool_names(ALL_TOOL_NAMES, ALL_TOOL_NAMES, DEFAULT_ACTIVE_TOOL_NAMES, selection)
 
 
-__all__ = ["TrustedSettings", "load_settings_with_trust", "select_cli_tool_names"]
+def apply_http_proxy(settings: SettingsManager) -> None:
+    """The global ``httpProxy`` setting as ``HTTP_PROXY``/``HTTPS_PROXY``, unless those are set already.
+
+    Only the user's own settings may send traffic through a proxy; a project's value is ignored.
+    The HTTP client reads the variables when it connects, and children (bash) inherit them.
+    """
+    import os
+
+    value = settings.global_data.get("httpProxy")
+    proxy = value.strip() if isinstance(value, str) else ""
+    if proxy:
+        os.environ.setdefault("HTTP_PROXY", proxy)
+        os.environ.setdefault("HTTPS_PROXY", proxy)
+
+
+def session_dir_choice(flag: str | None, cwd: Path, agent_dir: Path) -> str | None:
+    """Where sessions are kept: ``--session-dir``, else ``PI_CODING_AGENT_SESSION_DIR``, else ``sessionDir``.
+
+    The setting is read from the project's ``.pi/settings.json`` (before, and whatever, the trust
+    decision: it only says where files go), else from the global file; a relative path is taken
+    from `cwd`, and ``~`` is expanded. None means the default directory under the agent dir.
+    """
+    import json
+    import os
+
+    from pi.app.paths import project_dir, settings_path
+
+    chosen = flag or os.environ.get("PI_CODING_AGENT_SESSION_DIR") or None
+    if chosen is None:
+        for path in (project_dir(cwd) / "settings.json", settings_path(agent_dir)):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8-sig"))
+            except (OSError, ValueError):  # missing or broken: the settings loader reports the latter
+                continue
+            value = data.get("sessionDir") if isinstance(data, dict) else None
+            if isinstance(value, str) and value.strip():
+                chosen = value.strip()
+                break
+    if chosen is None:
+        return None
+    path = Path(chosen).expanduser()
+    return str((path if path.is_absolute() else cwd / path).resolve())
+
+
+def restored_cli_tool_names(args: Args, declared: Sequence[str] | None) -> list[str] | None:
+    """The built-in tools a resumed session starts with: those its system messages last declared.
+
+    `declared` are the tool names of the session's system state (None for a new session, or one
+    written before sessions recorded their tools). ``--tools +x,-y`` and ``--exclude-tools`` still
+    apply on top; a plain ``--tools`` list, ``-nt`` and ``-nbt`` choose explicitly, and then (like
+    without a recorded set) the answer is None: select as for a new session.
+    """
+    from pi.app.tool_patterns import ToolSelection, select_tool_names
+    from pi.tools import ALL_TOOL_NAMES, DEFAULT_ACTIVE_TOOL_NAMES
+
+    if declared is None or args.no_tools or args.no_builtin_tools:
+        return None
+    if args.tools is not None and (not args.tools or not all(e[:1] in "+-" and len(e) > 1 for e in args.tools)):
+        return None
+    restored = [name for name in ALL_TOOL_NAMES if name in set(declared)]
+    selection = ToolSelection(tools=args.tools, exclude=args.exclude_tools, user_default=restored)
+    return select_tool_names(ALL_TOOL_NAMES, ALL_TOOL_NAMES, DEFAULT_ACTIVE_TOOL_NAMES, selection)
+
+
+__all__ = [
+    "TrustedSettings",
+    "apply_http_proxy",
+    "load_settings_with_trust",
+    "restored_cli_tool_names",
+    "select_cli_tool_names",
+    "session_dir_choice",
+]

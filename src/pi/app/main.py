@@ -32,7 +32,7 @@ def _warn(message: str) -> None:
 
 def _unsupported_flag_warnings(args: Args) -> list[str]:
     """Flags pi accepts that this version cannot act on yet: say so instead of silently ignoring them."""
-    out = [f'Warning: extensions are not supported in this version; ignoring "{path}"' for path in args.extensions]
+    out: list[str] = []
     if args.themes:
         out.append("Warning: themes only apply to the interactive UI, which this version does not have")
     return out
@@ -97,6 +97,37 @@ def _read_stdin() -> str | None:
     return data or None
 
 
+def _declared_tool_names(manager: Any) -> list[str] | None:
+    """The tools a resumed session's system messages declare (None for a new session or none recorded)."""
+    if not manager.get_entries():
+        return None
+    state = manager.get_system_state()
+    return list(state.tools) if state is not None else None
+
+
+def _stored_session_cwd(args: Args, manager: Any, cwd: Path, interactive: bool) -> Path | None:
+    """The working directory of a session opened with ``--session`` when it is not `cwd` (None: stay).
+
+    A resumed session runs where it was recorded; ``--continue`` and ``--fork`` stay in `cwd`. When
+    the recorded directory is gone, only the interactive UI could offer a choice: elsewhere that
+    is an error naming both directories and the file.
+    """
+    if not args.session or not manager.get_entries():
+        return None
+    stored = Path(manager.get_cwd())
+    if stored == cwd:
+        return None
+    if stored.is_dir():
+        return stored
+    if interactive:
+        return None
+    raise CliError(
+        f"Stored session working directory does not exist: {stored}\n"
+        f"Session file: {manager.get_session_file()}\n"
+        f"Current working directory: {cwd}"
+    )
+
+
 def _open_session(args: Args, cwd: Path, agent_dir: Path) -> Any:
     """The session this run works in; ``--name`` is recorded first, before anything else is appended."""
     from pi.session.ids import InvalidSessionIdError
@@ -111,9 +142,10 @@ def _open_session(args: Args, cwd: Path, agent_dir: Path) -> Any:
 
 
 def _session_manager(args: Args, cwd: Path, agent_dir: Path) -> Any:
+    from pi.app.cli_config import session_dir_choice
     from pi.session.manager import SessionManager
 
-    session_dir = str(Path(args.session_dir).expanduser().resolve()) if args.session_dir else None
+    session_dir = session_dir_choice(args.session_dir, cwd, agent_dir)
     if args.no_session:
         return SessionManager.in_memory(str(cwd), id=args.session_id)
     if args.fork:
@@ -255,13 +287,15 @@ def _first_messages(args: Args, stdin_text: str | None, mode: str, cwd: Path) ->
 
 def _choose_model(args: Args, settings: Any, auth: Any, registry: Any) -> tuple[Any, str | None, list[Any]]:
     """--model/--provider, else the --models/enabledModels scope: (model or None, thinking level, scope)."""
-    from pi.app.model_resolver import ModelResolutionError, resolve_cli_model
+    from pi.app.model_resolver import ModelResolutionError, resolve_registry_model
 
     model = None
     thinking = args.thinking
     if args.model or args.provider:
         try:
-            resolved = resolve_cli_model(args.model or "", registry.all_models(), args.provider)
+            resolved = resolve_registry_model(
+                args.model or "", registry, args.provider, api_key_given=bool(args.api_key)
+            )
         except ModelResolutionError as exc:
             raise CliError(str(exc)) from exc
         if resolved.warning:
@@ -284,7 +318,9 @@ def _choose_model(args: Args, settings: Any, auth: Any, registry: Any) -> tuple[
             model, thinking = chosen[0], thinking or chosen[1]
     if args.api_key:
         if model is None:
-            raise CliError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
+            raise CliError(
+                "Error: --api-key requires a model to be specified via --model, --provider/--model, or --models"
+            )
         auth.set_runtime_api_key(model.provider, args.api_key)
     return model, thinking, scoped
 
@@ -311,16 +347,59 @@ def _load_resources(args: Args, settings: Any, cwd: Path, agent_dir: Path, proje
     return resources
 
 
+async def _load_extensions(session: Any, args: Args) -> None:
+    """Load the extensions; a load error or an option nothing defines ends `pi` (exit 1)."""
+    from pi.app.session_extensions_cli import load_cli_extensions
+
+    problem = await load_cli_extensions(session, args, _warn)
+    if problem is not None:
+        raise CliError(problem)
+
+
+async def _list_models_session(
+    args: Args, cwd: Path, agent_dir: Path, settings: Any, auth: Any, registry: Any, project_trusted: bool
+) -> None:
+    """Extensions may register providers: load them (in a session kept in memory) before listing."""
+    from pi.app.sdk import CreateSessionOptions, create_agent_session
+    from pi.app.session_extensions_cli import extension_options
+    from pi.session.manager import SessionManager
+
+    options = CreateSessionOptions(
+        cwd=cwd,
+        agent_dir=agent_dir,
+        tools=[],
+        settings=settings,
+        auth=auth,
+        model_registry=registry,
+        resources=_load_resources(args, settings, cwd, agent_dir, project_trusted),
+        session_manager=SessionManager.in_memory(str(cwd)),
+        **extension_options(args, project_trusted),
+    )
+    await _load_extensions(create_agent_session(options), args)
+
+
 async def _run_async(args: Args, stdin_text: str | None) -> int:
     from pi.app.agent_session import NoApiKeyError
-    from pi.app.cli_config import select_cli_tool_names
+    from pi.app.cli_config import apply_http_proxy, restored_cli_tool_names, select_cli_tool_names
     from pi.app.modes.interactive.cli_entry import stdio_is_terminal
     from pi.app.paths import agent_dir as get_agent_dir
     from pi.app.sdk import CreateSessionOptions, create_agent_session
+    from pi.app.session_extensions_cli import extension_options
 
     cwd = Path(os.getcwd()).resolve()
     agent_dir = get_agent_dir()
+    from pi.app.modes.interactive.cli_entry import wants_interactive
+    from pi.app.session_extensions_cli import bootstrap_project_trust
+
+    decided = await bootstrap_project_trust(args, cwd, agent_dir, _warn)
+    if decided is not None:
+        args.approve = decided
+    if args.approve is None and wants_interactive(args, args.mode or "text"):
+        from pi.app.modes.interactive.trust_prompt import ask_project_trust
+
+        args.approve = await ask_project_trust(cwd, agent_dir, theme_name=args.use_theme, tui_mode=args.tui_mode or "")
     settings, auth, registry, project_trusted = _load_config(cwd, agent_dir, args)
+    apply_http_proxy(settings)
     if args.resume and stdio_is_terminal():
         from pi.app.modes.interactive.startup_picker import pick_session
 
@@ -342,18 +421,35 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
             "Use -c to continue the latest session, or --session <id-prefix|path> for a given one."
         )
     if args.list_models:
+        await _list_models_session(args, cwd, agent_dir, settings, auth, registry, project_trusted)
         return list_models(registry, args.list_models_search)
     if args.export is not None:
         return export_session(args.export, args.messages[0] if args.messages else None, cwd)
 
     mode = args.mode or "text"
+    # A session named with --session is opened first: it runs in its own stored directory.
+    manager = _open_session(args, cwd, agent_dir) if args.session else None
+    stored_cwd = _stored_session_cwd(args, manager, cwd, wants_interactive(args, mode)) if manager else None
+    if stored_cwd is not None:  # tools, @files, project settings and context files resolve from there
+        cwd = stored_cwd
+        settings, auth, registry, project_trusted = _load_config(cwd, agent_dir, args)
     first = _first_messages(args, stdin_text, mode, cwd)
     if first is None:
         return 1
     messages, images = first
-    model, thinking, scoped = _choose_model(args, settings, auth, registry)
+    try:
+        model, thinking, scoped = _choose_model(args, settings, auth, registry)
+        unresolved: CliError | None = None
+    except CliError as exc:  # an extension may register the provider: try again once they loaded
+        if args.no_extensions and not args.extensions:
+            raise
+        model, thinking, scoped, unresolved = None, args.thinking, [], exc
     tool_warnings: list[str] = []
+    if manager is None:
+        manager = _open_session(args, cwd, agent_dir)
     tool_names = select_cli_tool_names(args, settings, tool_warnings)
+    restored = restored_cli_tool_names(args, _declared_tool_names(manager))
+    tool_names = restored if restored is not None else tool_names
     for message in tool_warnings:
         _warn(message)
     options = CreateSessionOptions(
@@ -367,12 +463,19 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
         auth=auth,
         model_registry=registry,
         resources=_load_resources(args, settings, cwd, agent_dir, project_trusted),
-        session_manager=_open_session(args, cwd, agent_dir),
+        session_manager=manager,
         scoped_models=scoped,
+        **extension_options(args, project_trusted),
     )
     session = create_agent_session(options)
     for message in options.warnings:
         _warn(f"Warning: {message}")
+    await _load_extensions(session, args)
+    if unresolved is not None:
+        if session.extension_runner is None:
+            raise unresolved
+        model, _, _ = _choose_model(args, settings, auth, registry)
+        session.set_model(model)
     from pi.app.modes.interactive.cli_entry import run_from_cli, wants_interactive
 
     if wants_interactive(args, mode):

@@ -4,26 +4,36 @@ models.json (pi's format) can add providers (any OpenAI-, Anthropic- or Google-c
 Ollama, vLLM, LM Studio, a proxy), move a built-in provider to another base URL, add models to it or
 override fields of its models. A broken models.json is reported, never fatal: the built-in catalog
 still works.
+
+The catalog holds about 1,400 models in one file per provider. A provider that neither models.json
+nor code changes is built only when something asks for its models (`find`, `provider_models`, the
+keyed providers of `available_models`), so a run that names its model builds one provider, not all.
 """
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from pydantic import ValidationError
 
-from pi.ai.models import catalog_models
+from pi.ai.models import catalog_provider_models, get_providers
 from pi.ai.types import Model, ModelCompat
 from pi.app.auth import AuthStorage
 from pi.app.key_values import ConfigValueError, resolve_config_value
-from pi.app.models_file import ModelEntry, ProviderEntry, load_models_file
+from pi.app.models_file import ModelEntry, ModelsFile, ProviderEntry, load_models_file
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_CONTEXT_WINDOW = 128000
 DEFAULT_MAX_TOKENS = 16384
+
+_UNCHANGED = "\0catalog"
+"""Provider part of the key that stands for a whole catalog provider nothing changed (built on use)."""
+
+_Layout: TypeAlias = dict[tuple[str, str], Model | None]
+"""Every model in the registry's order: a `Model`, or at ``(_UNCHANGED, provider)`` a not yet built provider."""
 
 
 class ModelRegistry:
@@ -31,31 +41,61 @@ class ModelRegistry:
         self.auth = auth
         self.models_json = models_json
         self.errors: list[str] = []
-        self._models: list[Model] = []
+        self._layout: _Layout = {}
+        self._built: dict[str, list[Model]] = {}
+        """Catalog providers built so far, each the registry's own copies."""
+        self._all: list[Model] | None = None
         self._provider_keys: dict[str, str] = {}
         self._provider_auth_header: dict[str, bool] = {}
+        self._registered: dict[str, ProviderEntry] = {}
+        """Providers added from code (`register_provider`), applied after models.json on every reload."""
         self.reload()
 
     def reload(self) -> None:
+        """Read models.json again and apply it and the registered providers over the catalog.
+
+        Every provider models.json or code changes is built and checked now, so a mistake is
+        reported at once; the others wait for their first use.
+        """
         self.errors = []
-        by_key: dict[tuple[str, str], Model] = {}
-        for model in catalog_models():
-            by_key[(model.provider, model.id)] = model
         self._provider_keys = {}
         self._provider_auth_header = {}
-        if self.models_json is not None:
-            self._apply_models_json(by_key)
-        self._models = list(by_key.values())
+        self._built = {}
+        self._all = None
+        parsed, error = load_models_file(self.models_json) if self.models_json is not None else (None, None)
+        if error is not None:
+            self.errors.append(error)
+        changed = set(self._registered) | (set(parsed.providers) if parsed is not None else set())
+        oauth = {name: self.auth.raw_entry(name) or {} for name in self.auth.oauth_providers()}
+        by_key: _Layout = {}
+        for provider in get_providers():
+            if provider in changed or oauth:
+                for model in self._catalog(provider):
+                    by_key[(provider, model.id)] = model
+            else:
+                by_key[(_UNCHANGED, provider)] = None
+        if parsed is not None:
+            self._apply_models_json(parsed, by_key)
+        for name, entry in self._registered.items():
+            if entry.models:  # an extension's model list replaces the provider's
+                for key in [k for k in by_key if k[0] == name]:
+                    del by_key[key]
+            self._apply_provider(name, entry, by_key)
+        self._layout = by_key
+        if oauth:  # a stored login can move a provider's models or limit which are offered
+            from pi.app.oauth.model_overrides import apply_oauth_models
+
+            self._all = apply_oauth_models(self.all_models(), oauth)
+
+    def _catalog(self, provider: str) -> list[Model]:
+        built = self._built.get(provider)
+        if built is None:
+            built = self._built[provider] = catalog_provider_models(provider)
+        return built
 
     # -- models.json -------------------------------------------------------------------------------
 
-    def _apply_models_json(self, by_key: dict[tuple[str, str], Model]) -> None:
-        assert self.models_json is not None
-        parsed, error = load_models_file(self.models_json)
-        if error is not None:
-            self.errors.append(error)
-        if parsed is None:
-            return
+    def _apply_models_json(self, parsed: ModelsFile, by_key: _Layout) -> None:
         updated = dict(by_key)
         try:
             for name, config in parsed.providers.items():
@@ -67,8 +107,8 @@ class ModelRegistry:
         by_key.clear()
         by_key.update(updated)
 
-    def _apply_provider(self, name: str, config: ProviderEntry, by_key: dict[tuple[str, str], Model]) -> None:
-        existing = [m for (p, _), m in by_key.items() if p == name]
+    def _apply_provider(self, name: str, config: ProviderEntry, by_key: _Layout) -> None:
+        existing = [m for (p, _), m in by_key.items() if p == name and m is not None]
         if config.api_key is not None:
             self._provider_keys[name] = config.api_key
         self._provider_auth_header[name] = config.auth_header
@@ -95,17 +135,67 @@ class ModelRegistry:
                     merged[key] = value
             by_key[(name, model_id)] = Model.model_validate(merged)
 
+    def register_provider(self, name: str, config: dict[str, Any]) -> None:
+        """Add or change provider `name` from code (an extension), in models.json's provider format.
+
+        `models` replace the provider's models; a config with only `baseUrl` moves the existing ones.
+        Raises ValueError (saying what is wrong) for a config that models.json would reject.
+        """
+        entry = ProviderEntry.model_validate(config)
+        previous = self._registered.get(name)
+        self._registered[name] = entry
+        try:
+            self.reload()
+        except (ValidationError, ValueError, TypeError):
+            if previous is None:
+                del self._registered[name]
+            else:
+                self._registered[name] = previous
+            self.reload()
+            raise
+
+    def unregister_provider(self, name: str) -> None:
+        """Undo `register_provider(name)`: its models go, overridden built-ins come back."""
+        if self._registered.pop(name, None) is not None:
+            self.reload()
+
     # -- queries ------------------------------------------------------------------------------------
 
     def all_models(self) -> list[Model]:
-        return list(self._models)
+        """Every model: catalog providers sorted, each in catalog order, then those models.json or code added."""
+        if self._all is None:
+            self._all = [model for key, model in self._layout.items() for model in self._expand(key, model)]
+        return list(self._all)
+
+    def _expand(self, key: tuple[str, str], model: Model | None) -> list[Model]:
+        if model is not None:
+            return [model]
+        return self._catalog(key[1])
 
     def providers(self) -> list[str]:
-        return sorted({m.provider for m in self._models})
+        return sorted({m.provider for m in self.all_models()})
+
+    def provider_named(self, name: str) -> str | None:
+        """The provider spelled `name` ignoring case (as the command line matches it), or None."""
+        if self._all is not None:
+            names = [m.provider for m in self._all]
+        else:
+            names = [model_id if provider == _UNCHANGED else provider for provider, model_id in self._layout]
+        return next((actual for actual in reversed(names) if actual.lower() == name.lower()), None)
+
+    def provider_models(self, provider: str) -> list[Model]:
+        """The models of `provider`, in the order `all_models` lists them; builds only that provider."""
+        if self._all is not None:
+            return [m for m in self._all if m.provider == provider]
+        out: list[Model] = []
+        for key, model in self._layout.items():
+            if key == (_UNCHANGED, provider) or (model is not None and key[0] == provider):
+                out.extend(self._expand(key, model))
+        return out
 
     def find(self, provider: str, model_id: str) -> Model | None:
-        for model in self._models:
-            if model.provider == provider and model.id == model_id:
+        for model in self.provider_models(provider):
+            if model.id == model_id:
                 return model
         return None
 
@@ -145,14 +235,19 @@ class ModelRegistry:
         return bool(self.get_api_key(model.provider))
 
     def available_models(self) -> list[Model]:
-        """Models whose provider has a key from any source."""
+        """Models whose provider has a key from any source (only those providers are built)."""
         keyed: dict[str, bool] = {}
-        out = []
-        for model in self._models:
-            if model.provider not in keyed:
-                keyed[model.provider] = self.has_auth(model)
-            if keyed[model.provider]:
-                out.append(model)
+        out: list[Model] = []
+        candidates: list[tuple[str, Model | None]]
+        if self._all is not None:
+            candidates = [(m.provider, m) for m in self._all]
+        else:
+            candidates = [(model_id if p == _UNCHANGED else p, m) for (p, model_id), m in self._layout.items()]
+        for provider, model in candidates:
+            if provider not in keyed:
+                keyed[provider] = bool(self.get_api_key(provider))
+            if keyed[provider]:
+                out.extend(self._expand((_UNCHANGED, provider), model))
         return out
 
     def request_headers(self, model: Model, api_key: str | None) -> dict[str, str] | None:
@@ -179,6 +274,9 @@ def _model_from(
     compat = {**(config.compat or {}), **(entry.compat or {})}
     headers = {**(config.headers or {}), **(entry.headers or {})}
     raw: dict[str, Any] = {
+        # Fields this code does not interpret itself (thinkingLevelMap, samplingParams, inputLimits,
+        # promptCache, ...) are the model's own, as models.json spells them.
+        **(entry.model_extra or {}),
         "id": entry.id,
         "name": entry.name or (base.name if base else entry.id),
         "api": api,

@@ -9,11 +9,15 @@ provider among those with a key, then the first model with a key.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pi.agent.agent import AgentThinkingLevel
 from pi.ai.types import THINKING_LEVELS, Model
+
+if TYPE_CHECKING:
+    from pi.app.model_registry import ModelRegistry
 
 _DATED = re.compile(r"-\d{8}$")
 
@@ -57,8 +61,46 @@ def _match_pattern(pattern: str, models: Sequence[Model]) -> Model | None:
     return sorted(matches, key=lambda m: m.id, reverse=True)[0]
 
 
-def resolve_cli_model(pattern: str, models: Sequence[Model], provider: str | None = None) -> ResolvedModel:
-    """Resolve ``--model`` (with optional ``--provider``); raises with pi's messages when nothing fits."""
+def _unambiguous(
+    pattern: str, candidates: list[Model], has_auth: Callable[[Model], bool] | None, api_key_given: bool
+) -> list[Model]:
+    """`candidates` without the other providers' copies of a bare id several providers offer.
+
+    The one provider with credentials wins; with none, or more than one, the choice is the user's
+    and the error says how to make it.
+    """
+    base = pattern.rpartition(":")[0] if pattern.rpartition(":")[2] in _LEVELS else pattern
+    same = [m for m in candidates if m.id.lower() in (pattern.lower(), base.lower())]
+    if len({m.provider for m in same}) < 2:
+        return candidates
+    authed = [m for m in same if has_auth(m)] if has_auth is not None and not api_key_given else []
+    if len({m.provider for m in authed}) == 1:
+        return [m for m in candidates if m not in same or m in authed]
+    if api_key_given:
+        hint = "--api-key does not choose a provider."
+    elif authed:
+        hint = "More than one matching provider is authenticated."
+    else:
+        hint = "No matching provider is authenticated."
+    listed = ", ".join(f"{m.provider}/{m.id}" for m in same)
+    raise ModelResolutionError(
+        f'Model "{pattern}" is ambiguous across providers: {listed}. {hint} Use --provider or provider/model.'
+    )
+
+
+def resolve_cli_model(
+    pattern: str,
+    models: Sequence[Model],
+    provider: str | None = None,
+    *,
+    has_auth: Callable[[Model], bool] | None = None,
+    api_key_given: bool = False,
+) -> ResolvedModel:
+    """Resolve ``--model`` (with optional ``--provider``); raises with pi's messages when nothing fits.
+
+    A bare id that several providers offer resolves to the one with credentials (`has_auth`), and
+    is an error naming them all otherwise.
+    """
     providers = {m.provider.lower(): m.provider for m in models}
     if provider is not None:
         known = providers.get(provider.lower())
@@ -74,6 +116,8 @@ def resolve_cli_model(pattern: str, models: Sequence[Model], provider: str | Non
             return ResolvedModel(exact[0])
         provider, pattern = providers[prefix.lower()], rest
     candidates = [m for m in models if provider is None or m.provider == provider]
+    if provider is None:
+        candidates = _unambiguous(pattern, candidates, has_auth, api_key_given)
 
     found = _match_pattern(pattern, candidates)
     level: str | None = None
@@ -94,6 +138,23 @@ def resolve_cli_model(pattern: str, models: Sequence[Model], provider: str | Non
             custom, level, f'Model "{pattern}" not found for provider "{provider}". Using custom model id.'
         )
     raise ModelResolutionError(f'Model "{pattern}" not found. Use --list-models to see available models.')
+
+
+def resolve_registry_model(
+    pattern: str, registry: ModelRegistry, provider: str | None = None, *, api_key_given: bool = False
+) -> ResolvedModel:
+    """`resolve_cli_model` over a registry; with `provider`, only that provider's models are built and searched.
+
+    The result is the same as over `registry.all_models()`: with a provider, matching never looks
+    at another provider's models.
+    """
+    if provider is not None:
+        known = registry.provider_named(provider)
+        if known is not None:
+            return resolve_cli_model(pattern, registry.provider_models(known), known)
+    return resolve_cli_model(
+        pattern, registry.all_models(), provider, has_auth=registry.has_auth, api_key_given=api_key_given
+    )
 
 
 def resolve_model_scope(
@@ -123,10 +184,18 @@ def resolve_model_scope(
                 or fnmatch.fnmatchcase(m.id.lower(), pattern.lower())
             ]
         else:
-            try:
-                matched = [resolve_cli_model(pattern, models).model]
-            except ModelResolutionError:
-                matched = []
+            same = [m for m in models if m.id.lower() == pattern.lower()]
+            if len({m.provider for m in same}) > 1:
+                providers = ", ".join(dict.fromkeys(m.provider for m in same))
+                warnings.append(
+                    f'Pattern "{raw}" matches several providers: {providers}. Use provider/id to choose one.'
+                )
+                matched = same
+            else:
+                try:
+                    matched = [resolve_cli_model(pattern, models).model]
+                except ModelResolutionError:
+                    matched = []
         if not matched:
             warnings.append(f'No models match pattern "{raw}"')
         for model in matched:
@@ -191,5 +260,6 @@ __all__ = [
     "default_model",
     "resolve_cli_model",
     "resolve_model_scope",
+    "resolve_registry_model",
     "supported_thinking_levels",
 ]

@@ -18,7 +18,9 @@ from pi.app.jsonc import loads_jsonc
 
 
 class _Entry(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    # Validators are built on first use: without a models.json none is needed, and with one the
+    # file's validator is built once with its nested shapes instead of once per class as well.
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True)
 
 
 class ModelEntry(_Entry):
@@ -60,9 +62,10 @@ class ModelsFile(_Entry):
 
 
 def _is_builtin(provider: str) -> bool:
-    from pi.ai.models import catalog_models
+    """A provider of the built-in catalog (one file per provider, each with models: no need to build them)."""
+    from pi.ai.models import get_providers
 
-    return any(m.provider == provider for m in catalog_models())
+    return provider in get_providers()
 
 
 def load_models_file(path: Path) -> tuple[ModelsFile | None, str | None]:

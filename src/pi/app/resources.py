@@ -4,6 +4,10 @@ Context files, skills, prompt templates and the system prompt sources (``--syste
 ``.pi/SYSTEM.md``, then ``~/.pi/agent/SYSTEM.md``; likewise APPEND_SYSTEM.md). Loaded once at start-up
 and again on reload; problems are collected as warnings, never fatal.
 
+Installed pi packages (settings ``packages``) add their skills, prompt templates and themes after
+the user's and project's own (`pi.app.packages.session_resources`); the same resolution is kept on
+`Resources.packages` so extension loading does not repeat it.
+
 Project resources (``.pi/skills``, ``.agents/skills`` of the project, ``.pi/prompts``,
 ``.pi/SYSTEM.md``, ``.pi/APPEND_SYSTEM.md``) can steer the model, so they load only when the
 project is trusted (`pi.app.trust`). Context files (AGENTS.md, CLAUDE.md) are plain instructions
@@ -15,12 +19,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pi.app.context_files import ContextFile, load_context_files
 from pi.app.paths import project_dir
 from pi.app.prompt_templates import PromptTemplate, load_prompt_templates
 from pi.app.skills import Skill, load_skills, project_skill_roots, user_skill_roots
 from pi.app.system_prompt import read_text_or_file
+
+if TYPE_CHECKING:
+    from pi.app.packages.session_resources import PackageResourcePaths
 
 
 @dataclass(slots=True)
@@ -37,6 +45,10 @@ class ResourceOptions:
     settings_template_paths: list[str] = field(default_factory=list)
     project_trusted: bool = True
     """Whether the project's own resources may load (see `pi.app.trust.resolve_project_trust`)."""
+    load_packages: bool = True
+    """Whether the packages of the settings contribute resources (project ones only when trusted)."""
+    offline: bool | None = None
+    """Skip installing missing packages (None: the `PI_OFFLINE` environment variable decides)."""
 
 
 @dataclass(slots=True)
@@ -44,6 +56,10 @@ class Resources:
     context_files: list[ContextFile] = field(default_factory=list)
     skills: list[Skill] = field(default_factory=list)
     templates: list[PromptTemplate] = field(default_factory=list)
+    themes: list[Path] = field(default_factory=list)
+    """Theme files provided by packages (the interactive UI also looks in the themes directories)."""
+    packages: PackageResourcePaths | None = None
+    """What the configured packages provide (None when packages were not loaded)."""
     custom_system_prompt: str | None = None
     append_system_prompt: str | None = None
     warnings: list[str] = field(default_factory=list)
@@ -88,6 +104,8 @@ def _load_skills(cwd: Path, agent_dir: Path, opts: ResourceOptions, resources: R
         if opts.project_trusted:
             sources.extend(project_skill_roots(cwd, Path.home(), git_root(cwd)))
         sources.extend((agent_dir / Path(p).expanduser(), "path") for p in opts.settings_skill_paths)
+        if resources.packages is not None:
+            sources.extend((path, "package") for path in resources.packages.skills)
     sources.extend((cwd / Path(p).expanduser(), "path") for p in opts.extra_skill_paths)
     loaded = load_skills(sources)
     resources.skills = loaded.skills
@@ -103,9 +121,22 @@ def _load_templates(cwd: Path, agent_dir: Path, opts: ResourceOptions, resources
         if opts.project_trusted:
             sources.append((project_dir(cwd) / "prompts", "project"))
         sources.extend((agent_dir / Path(p).expanduser(), "path") for p in opts.settings_template_paths)
+        if resources.packages is not None:
+            sources.extend((path, "package") for path in resources.packages.prompts)
     sources.extend((cwd / Path(p).expanduser(), "path") for p in opts.extra_template_paths)
     resources.templates = load_prompt_templates(sources, resources.template_warnings)
     resources.warnings.extend(resources.template_warnings)
+
+
+def _load_packages(cwd: Path, agent_dir: Path, opts: ResourceOptions, resources: Resources) -> None:
+    from pi.app.packages.session_resources import package_resources
+
+    warnings: list[str] = []
+    resources.packages = package_resources(
+        agent_dir, cwd, project_trusted=opts.project_trusted, warnings=warnings, offline=opts.offline
+    )
+    resources.themes = list(resources.packages.themes)
+    resources.warnings.extend(warnings)
 
 
 def _append_values(value: str | Sequence[str] | None) -> list[str]:
@@ -119,6 +150,8 @@ def load_resources(cwd: Path, agent_dir: Path, options: ResourceOptions | None =
     resources = Resources()
     if not opts.no_context_files:
         resources.context_files = load_context_files(cwd, agent_dir)
+    if opts.load_packages:
+        _load_packages(cwd, agent_dir, opts, resources)
     _load_skills(cwd, agent_dir, opts, resources)
     _load_templates(cwd, agent_dir, opts, resources)
 

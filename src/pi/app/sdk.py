@@ -26,6 +26,7 @@ from pi.app.model_resolver import DEFAULT_THINKING_LEVEL, clamp_thinking_level, 
 from pi.app.paths import agent_dir as default_agent_dir
 from pi.app.paths import auth_path, models_path
 from pi.app.resources import ResourceOptions, Resources, load_resources
+from pi.app.session_extensions_config import ExtensionConfig
 from pi.app.session_hooks import SessionHooks
 from pi.app.session_requests import prompt_inputs
 from pi.app.session_runtime import AgentSetup
@@ -60,6 +61,24 @@ class CreateSessionOptions:
     """Interception chains (tool calls, results, input, context, provider payload, compaction)."""
     warnings: list[str] = field(default_factory=list)
     """Filled with non-fatal problems found while assembling (restored model unavailable, ...)."""
+    extension_paths: Sequence[str] = ()
+    """Extensions to load first, in order (`-e`): files, directories, `builtin:<name>`."""
+    no_extensions: bool = False
+    """Load only `extension_paths` and `extension_factories` (`-ne`)."""
+    extension_factories: Sequence[Any] = ()
+    """Inline extensions: `setup(pi)` callables or `{"name", "factory", "hidden"?, "replaceable"?}` dicts."""
+    builtin_extensions: bool = False
+    """Load pi's built-in extensions (`builtin:mcp`, `builtin:tool-search`) by default, as the CLI does."""
+    builtin_extension_factories: Mapping[str, Any] = field(default_factory=dict)
+    """Code for `builtin:<name>` supplied by the caller (replaces the shipped built-in of that name)."""
+    disabled_builtins: Sequence[str] = ()
+    """Built-ins switched off for this session (`("mcp",)` for `--no-mcp`)."""
+    discover_extensions: bool = True
+    """Look for extensions in the agent dir, settings, the trusted project and configured packages."""
+    project_trusted: bool = False
+    """Whether the project's own extensions (`.pi/extensions`, project settings) may load."""
+    extension_flags: Mapping[str, bool | str] = field(default_factory=dict)
+    """Values for flags extensions register (`--name value` on the command line)."""
 
 
 def thinking_budgets_from(settings: SettingsManager) -> ThinkingBudgets | None:
@@ -97,21 +116,43 @@ def _choose_model(
     opts: CreateSessionOptions, registry: ModelRegistry, settings: SettingsManager, restored: Any
 ) -> Model | None:
     model = opts.model
+    lost: str | None = None
     if model is None and restored.model is not None:
         provider, model_id = restored.model
         candidate = registry.find(provider, model_id)
         if candidate is not None and registry.has_auth(candidate):
             model = candidate
         else:
-            opts.warnings.append(f"Could not restore model {provider}/{model_id}. Using the default model instead.")
+            lost = f"{provider}/{model_id}"
     if model is None:
         model = default_model(
             registry.available_models(), settings.get("defaultProvider"), settings.get("defaultModel")
         )
+    if lost is not None:
+        instead = f"Using {model.provider}/{model.id}" if model is not None else "No other model is available"
+        opts.warnings.append(f"Could not restore model {lost}. {instead}")
     return model
 
 
+def _extension_config(opts: CreateSessionOptions, agent_dir: Path) -> ExtensionConfig:
+    return ExtensionConfig(
+        agent_dir=agent_dir,
+        paths=list(opts.extension_paths),
+        no_extensions=opts.no_extensions,
+        factories=list(opts.extension_factories),
+        builtins=opts.builtin_extensions,
+        builtin_overrides=dict(opts.builtin_extension_factories),
+        disabled_builtins=list(opts.disabled_builtins),
+        discover=opts.discover_extensions,
+        project_trusted=opts.project_trusted,
+        flags=dict(opts.extension_flags),
+        tool_options=opts.tool_options,
+    )
+
+
 def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSession:
+    """Assemble a session. Extensions are loaded by `await session.load_extensions()` (or, with the
+    mode's UI, `await session.bind_extensions(...)`), since their `setup` may be asynchronous."""
     opts = options or CreateSessionOptions()
     cwd = (opts.cwd or Path(os.getcwd())).resolve()
     agent_dir = opts.agent_dir or default_agent_dir()
@@ -157,6 +198,7 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
         tools=tools,
         scoped_models=opts.scoped_models,
         hooks=opts.hooks,
+        extension_config=_extension_config(opts, agent_dir),
     )
     environment.session = agent_session
     if not resumed and model is not None:

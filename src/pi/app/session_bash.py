@@ -9,8 +9,9 @@ never lands between a tool call and its result.
 from __future__ import annotations
 
 import codecs
+import inspect
 import os
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,12 +40,19 @@ class BashResult:
         return out
 
 
+BashGate = Callable[[str, bool], Awaitable[Any]]
+"""Asked before a user command runs (extensions' `user_bash`): None runs it here; else an object with
+`result` (what to record instead) or `operations` (whose `exec(command, cwd, options)` runs it).
+Raising blocks the command."""
+
+
 class UserBash:
     def __init__(self, core: SessionCore, environment: Any) -> None:
         self.core = core
         self._environment = environment
         self._controller: AbortController | None = None
         self._pending: list[Any] = []
+        self.before_run: BashGate | None = None
 
     async def execute(
         self, command: str, exclude_from_context: bool = False, update_id: str | None = None
@@ -62,21 +70,27 @@ class UserBash:
             if text:
                 core.events.emit_nowait(BashExecutionUpdateEvent(text, update_id))
 
+        decision = await self.before_run(command, exclude_from_context) if self.before_run is not None else None
+        given = getattr(decision, "result", None)
+        operations = getattr(decision, "operations", None)
         controller = AbortController()
         self._controller = controller
         cancelled = False
         exit_code: int | None = None
         env: Mapping[str, str] = {**os.environ, **self._environment()}
         try:
-            result = await run_shell_command(
-                command,
-                str(core.cwd),
-                on_data=on_data,
-                signal=controller.signal,
-                shell_path=core.settings.get("shellPath"),
-                env=env,
-            )
-            exit_code = result.exit_code
+            if given is None and operations is not None:
+                exit_code = await _run_operations(operations, command, str(core.cwd), on_data, controller, env)
+            elif given is None:
+                result = await run_shell_command(
+                    command,
+                    str(core.cwd),
+                    on_data=on_data,
+                    signal=controller.signal,
+                    shell_path=core.settings.get("shellPath"),
+                    env=env,
+                )
+                exit_code = result.exit_code
         except CommandAborted:
             cancelled = True
         finally:
@@ -86,10 +100,12 @@ class UserBash:
         bash = BashResult(
             output=snapshot.text,
             exit_code=exit_code,
-            cancelled=cancelled,
+            cancelled=cancelled or controller.signal.aborted,
             truncated=snapshot.truncation.truncated,
             full_output_path=snapshot.full_output_path,
         )
+        if given is not None:
+            bash = _given_result(given)
         message = BashExecutionMessage(
             command=command,
             output=bash.output,
@@ -119,4 +135,49 @@ class UserBash:
         self._pending.clear()
 
 
-__all__ = ["BashResult", "UserBash"]
+def _field(value: Any, *names: str) -> Any:
+    for name in names:
+        if isinstance(value, dict) and name in value:
+            return value[name]
+        if not isinstance(value, dict) and hasattr(value, name):
+            return getattr(value, name)
+    return None
+
+
+def _given_result(value: Any) -> BashResult:
+    """A `{output, exitCode, cancelled, truncated, fullOutputPath?}` an extension ran the command into."""
+    code = _field(value, "exit_code", "exitCode")
+    return BashResult(
+        output=str(_field(value, "output") or ""),
+        exit_code=int(code) if code is not None else None,
+        cancelled=bool(_field(value, "cancelled")),
+        truncated=bool(_field(value, "truncated")),
+        full_output_path=_field(value, "full_output_path", "fullOutputPath"),
+    )
+
+
+async def _run_operations(
+    operations: Any,
+    command: str,
+    cwd: str,
+    on_data: Callable[[bytes], None],
+    controller: AbortController,
+    env: Mapping[str, str],
+) -> int | None:
+    """Run `command` through an extension's `exec(command, cwd, options)` (sync or async)."""
+    run = _field(operations, "exec")
+    if not callable(run):
+        raise TypeError("user_bash operations need an exec(command, cwd, options) function")
+
+    def feed(chunk: Any) -> None:
+        on_data(chunk.encode("utf-8") if isinstance(chunk, str) else bytes(chunk))
+
+    options = {"on_data": feed, "signal": controller.signal, "env": dict(env)}
+    outcome = run(command, cwd, options)
+    if inspect.isawaitable(outcome):
+        outcome = await outcome
+    code = _field(outcome, "exit_code", "exitCode") if outcome is not None else None
+    return int(code) if code is not None else None
+
+
+__all__ = ["BashGate", "BashResult", "UserBash"]

@@ -15,9 +15,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import logging
 import math
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi.agent.messages import AgentMessage
 from pi.ai.abort import AbortController, AbortSignal
@@ -30,15 +31,29 @@ from pi.app.session_events import (
     SummarizationRetryAttemptStartEvent,
     SummarizationRetryFinishedEvent,
     SummarizationRetryScheduledEvent,
+    SummarySource,
 )
 from pi.app.session_hooks import BeforeCompactHookEvent, CompactionOverride
 from pi.app.session_runtime import SessionCore
-from pi.session.compaction import CompactionError, CompactionPreparation
+from pi.session.compaction_errors import CompactionError
 from pi.session.entries import CompactionEntry, iso_to_ms
-from pi.session.summarize import RetryAttempt, SummaryRetry
-from pi.session.tokens import CHARS_PER_TOKEN, calculate_context_tokens, estimate_context_tokens, should_compact
+from pi.session.tokens import (
+    CHARS_PER_TOKEN,
+    CompactionSettings,
+    calculate_context_tokens,
+    estimate_context_tokens,
+    should_compact,
+)
+
+if TYPE_CHECKING:  # the summarizer and the cut-point search load with the first compaction
+    from pi.session.branch_summary import BranchEntries, BranchSummaryResult
+    from pi.session.compaction import CompactionPreparation
+    from pi.session.summarize import RetryAttempt, SummaryRetry
+
+_log = logging.getLogger(__name__)
 
 DEFAULT_MAX_AGENT_DELAY_MS = 60000
+_MAX_SAFE_INTEGER = 2**53 - 1
 
 
 class PromptTooLargeForWindowError(CompactionError):
@@ -76,6 +91,37 @@ class Compactor:
         self._inner_transform = core.agent.transform_context
         core.agent.transform_context = self._before_request
 
+    def budget(self) -> CompactionSettings:
+        """The ``compaction`` settings for the current model: ``compaction.modelOverrides["provider/id"]``
+        may set its own ``reserveTokens`` and ``keepRecentTokens``, each falling back on its own. An
+        invalid value is reported (a warning naming it) and the global value used instead, so a typo
+        in settings never stops a run."""
+        settings = self.core.settings.compaction
+        model = self.core.model
+        overrides = (self.core.settings.get("compaction") or {}).get("modelOverrides")
+        if model is None or not isinstance(overrides, dict):
+            return settings
+        override = overrides.get(f"{model.provider}/{model.id}")
+        if not isinstance(override, dict):
+            return settings
+        values = {"reserveTokens": settings.reserve_tokens, "keepRecentTokens": settings.keep_recent_tokens}
+        for key in values:
+            value = override.get(key)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX_SAFE_INTEGER:
+                _log.warning(
+                    'Invalid compaction.modelOverrides["%s/%s"].%s: expected a non-negative integer, got %s; using %s',
+                    model.provider,
+                    model.id,
+                    key,
+                    json.dumps(value),
+                    values[key],
+                )
+                continue
+            values[key] = value
+        return CompactionSettings(settings.enabled, values["reserveTokens"], values["keepRecentTokens"])
+
     @property
     def is_compacting(self) -> bool:
         return self.core.run.compacting
@@ -104,7 +150,7 @@ class Compactor:
         work: Callable[[], Awaitable[dict[str, Any] | None]],
     ) -> dict[str, Any] | None:
         """Run `work` as one compaction: busy throughout, framed by `compaction_start`/`compaction_end`."""
-        from pi.session.compaction import CompactionCancelledError, CompactionError
+        from pi.session.compaction_errors import CompactionCancelledError
 
         core = self.core
         # A compaction makes the session busy from its first event to its last, so a prompt queues behind
@@ -131,8 +177,6 @@ class Compactor:
 
     async def auto_compact(self, reason: CompactionReason, will_retry: bool) -> bool:
         """Compact for the recovery policy; False (reported, never raised) when it did not happen."""
-        from pi.session.compaction import CompactionError
-
         try:
             await self.compact(None, reason, will_retry)
         except CompactionError:
@@ -180,7 +224,7 @@ class Compactor:
             return False
         view = core.agent.state.messages
         tokens = estimate_context_tokens(view if view else messages).tokens
-        if not should_compact(tokens, model.context_window, core.settings.compaction):
+        if not should_compact(tokens, model.context_window, self.budget()):
             return False
         return await self.auto_compact("threshold", will_retry=False)
 
@@ -201,7 +245,7 @@ class Compactor:
         model = self._require_model()
         try:
             plan = prepare_overflow_compaction(
-                core.manager.get_branch(), core.settings.compaction, model.context_window, self._overhead_tokens()
+                core.manager.get_branch(), self.budget(), model.context_window, self._overhead_tokens()
             )
         except PromptTooLargeError as exc:
             raise PromptTooLargeForWindowError(str(exc)) from exc
@@ -215,8 +259,10 @@ class Compactor:
             return None
         return await self._run(None, "overflow", will_retry, plan.preparation)
 
-    def _summary_retry(self, reason: CompactionReason) -> SummaryRetry:
+    def _summary_retry(self, reason: CompactionReason | None, source: SummarySource = "compaction") -> SummaryRetry:
         """The ``retry`` settings for summary requests, reporting each attempt as ``summarization_retry_*``."""
+        from pi.session.summarize import SummaryRetry
+
         retry = self.core.settings.retry
         events = self.core.events
 
@@ -233,7 +279,7 @@ class Compactor:
         async def wait_then_start(seconds: float) -> None:
             # Only reached when the wait is not cut short by an abort: then the next attempt starts.
             await asyncio.sleep(seconds)
-            await events.emit(SummarizationRetryAttemptStartEvent("compaction", reason))
+            await events.emit(SummarizationRetryAttemptStartEvent(source, reason))
 
         return SummaryRetry(
             enabled=retry.enabled,
@@ -244,6 +290,46 @@ class Compactor:
             on_retry_end=finished,
             sleep=wait_then_start,
         )
+
+    async def summarize_branch(
+        self, branch: BranchEntries, custom_instructions: str | None, replace_instructions: bool
+    ) -> BranchSummaryResult:
+        """Summarize the branch being left when the tree is navigated with a summary.
+
+        Sent like a compaction summary (the session's thinking level, no tools, the ``retry``
+        settings reported as ``summarization_retry_*`` with source ``branchSummary``); the session
+        counts as compacting meanwhile, and `abort()` cancels it.
+        """
+        from pi.session.branch_summary import DEFAULT_BRANCH_RESERVE_TOKENS, generate_branch_summary
+
+        core = self.core
+        model = core.model
+        if model is None:
+            raise CompactionError("No model available for summarization")
+        configured = (core.settings.get("branchSummary") or {}).get("reserveTokens")
+        reserve = configured if isinstance(configured, int) and configured >= 0 else DEFAULT_BRANCH_RESERVE_TOKENS
+        controller = AbortController()
+        self._controller = controller
+        core.run.compacting = True
+        core.run.enter()
+        try:
+            return await generate_branch_summary(
+                branch.entries,
+                model,
+                core.requests.api_key(model.provider),
+                core.requests.complete_fn(core.agent.stream_fn),
+                signal=controller.signal,
+                custom_instructions=custom_instructions,
+                replace_instructions=replace_instructions,
+                reserve_tokens=reserve,
+                thinking_level=core.agent.state.thinking_level,
+                retry=self._summary_retry(None, "branchSummary"),
+                edits=branch.edits,
+            )
+        finally:
+            self._controller = None
+            core.run.compacting = False
+            core.run.leave()
 
     async def _run(
         self,
@@ -259,7 +345,7 @@ class Compactor:
         model = self._require_model()
         branch = core.manager.get_branch()
         if preparation is None:
-            preparation = require_compaction(branch, core.settings.compaction)
+            preparation = require_compaction(branch, self.budget())
         controller = AbortController()
         self._controller = controller
         try:
@@ -348,7 +434,7 @@ class Compactor:
                 tokens = estimate.tokens
         else:
             tokens = estimate_context_tokens(messages).tokens
-        if should_compact(tokens, model.context_window, core.settings.compaction):
+        if should_compact(tokens, model.context_window, self.budget()):
             await self.auto_compact("threshold", will_retry=False)
 
     def _latest_compaction_ms(self) -> int:

@@ -8,7 +8,7 @@ move as `session_start` with its reason and the file left behind.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi.ai.types import UserMessage
 from pi.app.session_events import SessionStartEvent, SessionStartReason
@@ -16,14 +16,38 @@ from pi.app.session_models import ModelControl
 from pi.app.session_runtime import SessionCore, message_text
 from pi.session.entries import MessageEntry
 
+if TYPE_CHECKING:
+    from pi.app.session_compaction import Compactor
+    from pi.session.branch_summary import BranchSummaryResult
+
 NO_LEAF_TO_CLONE = "Cannot clone session: no current entry selected"
 
 
+class BranchSummaryCancelled(Exception):
+    """The summary of the branch being left was aborted; the leaf did not move."""
+
+
+class TreeNavigationCancelled(BranchSummaryCancelled):
+    """A `session_before_tree` extension handler cancelled the move; the leaf did not move."""
+
+
+TreeGate = Callable[[dict[str, Any]], Awaitable["dict[str, Any] | None"]]
+"""Asked before each move in the tree with its preparation; may cancel, give a summary or override inputs."""
+
+
 class Navigation:
-    def __init__(self, core: SessionCore, models: ModelControl, abort: Callable[[], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        core: SessionCore,
+        models: ModelControl,
+        abort: Callable[[], Awaitable[None]],
+        compactor: Compactor | None = None,
+    ) -> None:
         self.core = core
         self.models = models
         self._abort = abort
+        self._compactor = compactor
+        self.before_tree: TreeGate | None = None
 
     def _previous_file(self) -> str | None:
         path = self.core.manager.get_session_file()
@@ -45,28 +69,100 @@ class Navigation:
         if core.manager.get_entries():
             self.models.set_thinking_level(context.thinking_level, record=False)
 
-    async def navigate_tree(self, target_id: str) -> str | None:
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+    ) -> str | None:
         """Move the branch's leaf to `target_id` and make it the agent's context.
 
         Going to a user message goes to the point just before it and hands its text back (for the
         editor, so the user can send it again or change it); any other entry becomes the leaf.
+        With `summarize`, what the abandoned branch did is summarized first and recorded as a
+        `branch_summary` entry at the new position (its `fromId` the leaf left behind); a failed
+        summary raises and leaves the leaf where it was, a cancelled one raises
+        `BranchSummaryCancelled`.
         """
         await self._abort()
         manager = self.core.manager
         entry = manager.get_entry(target_id)
         if entry is None:
             raise ValueError(f"Entry {target_id} not found")
+        old_leaf = manager.get_leaf_id()
+        if target_id == old_leaf:
+            return None
+        given: BranchSummaryResult | None = None
+        if self.before_tree is not None:
+            decision = await self._ask_before_tree(old_leaf, target_id, summarize, custom_instructions, replace_instructions)
+            custom_instructions = decision.get("custom_instructions", custom_instructions)
+            replace_instructions = bool(decision.get("replace_instructions", replace_instructions))
+            given = decision.get("summary") if summarize else None
+            if decision.get("label") is not None:
+                self.core.manager.append_label_change(target_id, decision["label"])
+        summary = given
+        if summarize and given is None:
+            summary = await self._branch_summary(old_leaf, target_id, custom_instructions, replace_instructions)
         text: str | None = None
+        new_leaf: str | None = target_id
         if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):
             text = message_text(entry.message)
-            if entry.parent_id is None:
-                manager.reset_leaf()
-            else:
-                manager.branch(entry.parent_id)
+            new_leaf = entry.parent_id
+        if summary is not None:
+            manager.branch_with_summary(new_leaf, summary.summary or "", summary.details, given is not None, summary.usage)
+        elif new_leaf is None:
+            manager.reset_leaf()
         else:
-            manager.branch(target_id)
+            manager.branch(new_leaf)
         self.reload_from_session()
         return text
+
+    async def _ask_before_tree(
+        self,
+        old_leaf: str | None,
+        target_id: str,
+        summarize: bool,
+        custom_instructions: str | None,
+        replace_instructions: bool,
+    ) -> dict[str, Any]:
+        """The `before_tree` gate's decision; raises `TreeNavigationCancelled` when it cancelled."""
+        from pi.session.branch_summary import collect_entries_for_branch_summary
+
+        assert self.before_tree is not None
+        branch = collect_entries_for_branch_summary(self.core.manager, old_leaf, target_id)
+        preparation = {
+            "target_id": target_id,
+            "old_leaf_id": old_leaf,
+            "common_ancestor_id": branch.common_ancestor_id,
+            "entries_to_summarize": list(branch.entries),
+            "user_wants_summary": summarize,
+            "custom_instructions": custom_instructions,
+            "replace_instructions": replace_instructions,
+        }
+        decision = await self.before_tree(preparation) or {}
+        if decision.get("cancel"):
+            raise TreeNavigationCancelled()
+        return decision
+
+    async def _branch_summary(
+        self, old_leaf: str | None, target_id: str, custom_instructions: str | None, replace_instructions: bool
+    ) -> BranchSummaryResult | None:
+        """The summary of the branch between `old_leaf` and the common ancestor with `target_id` (None: empty)."""
+        from pi.session.branch_summary import collect_entries_for_branch_summary
+
+        if self._compactor is None or self.core.model is None:
+            raise ValueError("No model available for summarization")
+        branch = collect_entries_for_branch_summary(self.core.manager, old_leaf, target_id)
+        if not branch.entries:
+            return None
+        result = await self._compactor.summarize_branch(branch, custom_instructions, replace_instructions)
+        if result.aborted:
+            raise BranchSummaryCancelled()
+        if result.error:
+            raise ValueError(result.error)
+        return result
 
     def start_entries(self) -> None:
         """A new session file starts by naming its model and thinking level."""
@@ -138,4 +234,4 @@ class Navigation:
         return {"cancelled": False}
 
 
-__all__ = ["NO_LEAF_TO_CLONE", "Navigation"]
+__all__ = ["NO_LEAF_TO_CLONE", "BranchSummaryCancelled", "Navigation", "TreeGate", "TreeNavigationCancelled"]

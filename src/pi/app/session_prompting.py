@@ -11,7 +11,7 @@ queue properties and `queue_update`, for the user to send (with the next prompt)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from pi.ai.types import ImageContent, Model, TextContent, UserMessage
@@ -23,6 +23,7 @@ from pi.app.session_requests import SystemDeclaration
 from pi.app.session_runtime import SessionCore, message_text
 
 if TYPE_CHECKING:
+    from pi.agent.messages import AgentMessage
     from pi.session.messages import SystemMessage
 
 StreamingBehavior: TypeAlias = Literal["steer", "followUp"]
@@ -53,6 +54,10 @@ class Prompting:
         self._require_model = require_model
         self._before_run = before_run
         self._system = SystemDeclaration()
+        self.before_start: Callable[[UserMessage], Awaitable[list[AgentMessage]]] | None = None
+        """Called as each run starts with its prompt; returns messages to send after it (extensions)."""
+        self.before_settle: Callable[[str], Awaitable[bool]] | None = None
+        """Called with the run's outcome before it settles; True asks for one more provider request."""
 
     @property
     def busy(self) -> bool:
@@ -106,11 +111,24 @@ class Prompting:
             self.recovery.start_sequence()
             await self.compactor.check_threshold(before_prompt=True)
             if not core.run.aborted:
-                await core.agent.prompt([*self._system_messages(), message])
+                extra = await self.before_start(message) if self.before_start is not None else []
+                await core.agent.prompt([*self._system_messages(), message, *extra])
                 await self._follow_through()
+                await self._settle()
         finally:
             core.run.leave()
             await core.events.emit(AgentSettledEvent(aborted=core.run.aborted))
+
+    async def _settle(self) -> None:
+        """The `before_settle` boundary: a requested continuation runs (never after an abort)."""
+        core = self.core
+        while self.before_settle is not None and not core.run.aborted:
+            last = core.agent.last_run
+            outcome = "completed" if last is not None and last.kind == "completed" else "error"
+            if not await self.before_settle(outcome) or core.run.aborted:
+                return
+            await core.agent.continue_run()
+            await self._follow_through()
 
     def _system_messages(self) -> list[SystemMessage]:
         """The system message that goes before this prompt: the full prompt first, later what changed."""

@@ -27,12 +27,23 @@ from pi.session.manager import SessionManager
 if TYPE_CHECKING:
     from pi.agent import Agent
     from pi.agent.tool import AgentTool
+    from pi.app.auth import AuthStorage
+    from pi.app.oauth.credentials import RequestAuth
+    from pi.app.oauth.session_auth import SessionCredentials
     from pi.app.resources import Resources
     from pi.app.system_prompt import PromptSection, SystemPromptInputs
     from pi.session.messages import SystemMessage
 
 
 class RequestResolver:
+    """Credentials, headers and options of each model request, worked out for the model it goes to.
+
+    An API key comes from the model registry (``--api-key``, auth.json, models.json, environment).
+    An OAuth login stored in auth.json is resolved per request by `stream_options`, which may have
+    to refresh it under the auth.json lock first; `api_key` therefore gives None for such a
+    provider, and the loop takes the fresh token from the options instead of a stale one.
+    """
+
     def __init__(
         self,
         registry: ModelRegistry,
@@ -42,14 +53,50 @@ class RequestResolver:
         self.registry = registry
         self.settings = settings
         self._manager = manager
+        self._credentials: SessionCredentials | None = None
+        self._shaping = _model_shaping(registry.auth)
+
+    def _uses_oauth(self, provider: str) -> bool:
+        auth = self.registry.auth
+        if auth.reload_if_changed() or auth.oauth_providers():
+            shaping = _model_shaping(auth)
+            if shaping != self._shaping:
+                self._shaping = shaping
+                self.registry.reload()  # a login or logout elsewhere changes which models exist and where
+        return not auth.runtime_api_key(provider) and auth.stored_type(provider) == "oauth"
 
     def api_key(self, provider: str) -> str | None:
+        """The API key for `provider`; None when its key is an OAuth token (`stream_options` carries that)."""
+        if self._uses_oauth(provider):
+            return None
         return self.registry.get_api_key(provider)
 
-    def stream_options(self, model: Model) -> StreamOptions:
-        """Headers models.json asks for this model (resolved now), and the current session id."""
-        headers = self.registry.request_headers(model, self.registry.get_api_key(model.provider))
-        return StreamOptions(headers=headers, session_id=self._manager().get_session_id())
+    async def request_auth(self, provider: str) -> RequestAuth | None:
+        """The stored OAuth credential for `provider` as of now (refreshed when about to expire), if any."""
+        if not self._uses_oauth(provider):
+            return None
+        if self._credentials is None:
+            from pi.app.oauth.session_auth import SessionCredentials
+
+            self._credentials = SessionCredentials(self.registry.auth)
+        return await self._credentials.resolve(provider)
+
+    async def stream_options(self, model: Model) -> StreamOptions:
+        """The key of an OAuth login, headers models.json asks for (resolved now), and the session id."""
+        auth = await self.request_auth(model.provider)
+        key = auth.api_key if auth is not None else self.registry.get_api_key(model.provider)
+        headers = self.registry.request_headers(model, key)
+        if auth is not None and auth.headers:
+            headers = {**auth.headers, **(headers or {})}
+        options = StreamOptions(
+            api_key=auth.api_key if auth is not None else None,
+            headers=headers,
+            session_id=self._manager().get_session_id(),
+        )
+        transport = self.settings.get("transport")
+        if model.api == "openai-codex-responses" and isinstance(transport, str):
+            options.extra["transport"] = transport
+        return options
 
     def convert_to_llm(self, messages: list[AgentMessage]) -> list[Message]:
         from pi.session.messages import convert_to_llm
@@ -59,12 +106,13 @@ class RequestResolver:
         return list(convert_to_llm(messages, block_images=block))
 
     def complete_fn(self, stream_fn: Any) -> Any:
-        """A one-shot request function (for summaries) that carries the same per-model headers."""
+        """A one-shot request function (for summaries) that carries the same per-model credentials and headers."""
 
         async def complete(model: Model, context: Context, options: StreamOptions, /) -> AssistantMessage:
-            extra = self.stream_options(model)
+            extra = await self.stream_options(model)
             merged = replace(
                 options,
+                api_key=extra.api_key or options.api_key,
                 headers={**(extra.headers or {}), **(options.headers or {})} or None,
                 session_id=options.session_id or extra.session_id,
             )
@@ -79,6 +127,14 @@ class RequestResolver:
             return reply
 
         return complete
+
+
+def _model_shaping(auth: AuthStorage) -> tuple[list[str], dict[str, Any] | None]:
+    """What of auth.json the model list depends on: which logins exist, and Copilot's."""
+    copilot = auth.raw_entry("github-copilot")
+    if copilot is not None:
+        copilot = {k: copilot.get(k) for k in ("enterpriseUrl", "availableModelIds")}
+    return auth.oauth_providers(), copilot
 
 
 def session_environment(manager: SessionManager, model: Model | None, thinking_level: str) -> Mapping[str, str]:

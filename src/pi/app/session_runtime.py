@@ -13,7 +13,7 @@ compaction, navigation, models, user bash), so none of them keeps a copy of anot
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,6 +90,8 @@ class SessionCore:
     events: EventHub[SessionEvent]
     run: RunState = field(default_factory=RunState)
     scoped_models: list[tuple[Model, str | None]] = field(default_factory=list)
+    message_end: Callable[[AgentMessage], Awaitable[AgentMessage]] | None = None
+    """Extensions' `message_end` chain: the message to store in place of the one that ended."""
 
     @property
     def model(self) -> Model | None:

@@ -31,11 +31,27 @@ class CompactionSection(_Section):
     keep_recent_tokens: int = Field(default=20000, ge=0)
 
 
+class RetryProviderSection(_Section):
+    """``retry.provider``: what the HTTP layer itself may do before pi's own retry sees a failure."""
+
+    max_retry_delay_ms: int = Field(default=60000, ge=0)
+    """A server asking to wait longer than this fails the request (0: no cap)."""
+    max_retries: int = Field(default=0, ge=0)
+    timeout_ms: int | None = Field(default=None, ge=0)
+
+
 class RetrySection(_Section):
     enabled: bool = True
     max_retries: int = Field(default=3, ge=0)
     base_delay_ms: int = Field(default=2000, ge=0)
-    max_delay_ms: int = Field(default=60000, ge=0)
+    max_agent_delay_ms: int = Field(default=60000, ge=0)
+    """The cap on each of pi's own backoffs (``baseDelayMs · 2^(attempt−1)``)."""
+    provider: RetryProviderSection = Field(default_factory=RetryProviderSection)
+
+    @property
+    def max_delay_ms(self) -> int:
+        """The longest server-requested delay honoured (``retry.provider.maxRetryDelayMs``)."""
+        return self.provider.max_retry_delay_ms
 
 
 class ImagesSection(_Section):
@@ -93,6 +109,14 @@ def _migrate(data: dict[str, Any]) -> dict[str, Any]:
         data["steeringMode"] = data.pop("queueMode")
     if isinstance(data.get("websockets"), bool) and "transport" not in data:
         data["transport"] = "websocket" if data.pop("websockets") else "sse"
+    retry = data.get("retry")
+    if isinstance(retry, dict) and "maxDelayMs" in retry:  # its meaning moved to retry.provider
+        old = retry.pop("maxDelayMs")
+        provider = retry.get("provider")
+        if provider is None:
+            provider = retry["provider"] = {}
+        if isinstance(provider, dict) and "maxRetryDelayMs" not in provider:
+            provider["maxRetryDelayMs"] = old
     return data
 
 

@@ -1,4 +1,4 @@
-"""`pi auth|mcp|install|remove|uninstall|update|list ...`: commands that manage pi instead of running a session.
+"""`pi auth|mcp|install|remove|uninstall|update|list|config ...`: commands that manage pi instead of running a session.
 
 They are recognised by the first argument, as pi does, and each runs without loading models or
 opening a session. Project-level files are read only when the project is already trusted by a
@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-SUBCOMMANDS = frozenset({"auth", "mcp", "install", "remove", "uninstall", "update", "list"})
+SUBCOMMANDS = frozenset({"auth", "mcp", "install", "remove", "uninstall", "update", "list", "config"})
 
 
 def is_subcommand(argv: list[str]) -> bool:
@@ -47,6 +47,11 @@ def run_subcommand(argv: list[str]) -> int:
         from pi.app.mcp.cli_command import run_mcp_command
 
         return run_mcp_command(rest, agent_dir, cwd, _saved_trust(agent_dir, cwd, rest), sys.stdout, sys.stderr)
+    if name == "config":
+        from pi.app.packages.config_ui import run_config_command
+
+        trusted = _saved_trust(agent_dir, cwd, rest)
+        return run_config_command(rest, agent_dir=agent_dir, cwd=cwd, project_trusted=trusted, err=sys.stderr)
     from pi.app.packages.cli import run_package_command
 
     offline = "--offline" in rest or bool(os.environ.get("PI_OFFLINE"))

@@ -83,17 +83,38 @@ def dumps_line(data: dict[str, Any]) -> str:
     return line
 
 
+_DECODER = json.JSONDecoder()
+
+
+def _loads_line(line: str) -> Any:
+    """`json.loads(line)`, or None where it would raise; a line without surrounding blanks is decoded directly.
+
+    `raw_decode` skips the wrapper that looks for blanks before and after the value, which is a
+    fifth of the decoding time of a long session, where every line is one compact object.
+    """
+    try:
+        data, end = _DECODER.raw_decode(line)
+    except ValueError:
+        data, end = _MALFORMED, 0
+    if data is not _MALFORMED and (end == len(line) or line[end:].isspace()):
+        return data
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+_MALFORMED = object()
+
+
 def parse_lines(text: str, source: str = "session") -> RawSessionFile:
     result = RawSessionFile(needs_newline=bool(text) and not text.endswith("\n"))
     lines = text.split("\n")
     last = len(lines) - 1
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
+        if not line or line.isspace():
             continue
-        try:
-            data = json.loads(line)
-        except ValueError:
-            data = None
+        data = _loads_line(line)
         if isinstance(data, dict):
             result.lines.append(data)
             continue

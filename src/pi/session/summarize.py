@@ -18,6 +18,7 @@ from typing import Protocol
 from pi.ai.abort import AbortSignal
 from pi.ai.options import StreamOptions
 from pi.ai.types import REASONING_LEVELS, AssistantMessage, Context, Model, TextContent, ToolCall, Usage, UserMessage
+from pi.session.compaction_errors import CompactionCancelledError, CompactionError, NoSummaryModelError
 from pi.session.ids import create_session_id
 from pi.session.summary_prompts import SUMMARIZATION_SYSTEM_PROMPT
 
@@ -30,20 +31,6 @@ class CompleteFn(Protocol):
     """Sends one request and returns the finished reply; `pi.ai.complete_simple` fits."""
 
     def __call__(self, model: Model, context: Context, options: StreamOptions, /) -> Awaitable[AssistantMessage]: ...
-
-
-class CompactionError(Exception):
-    """The summary could not be produced; the message is what the user sees."""
-
-
-class CompactionCancelledError(CompactionError):
-    def __init__(self) -> None:
-        super().__init__("Compaction cancelled")
-
-
-class NoSummaryModelError(CompactionError):
-    def __init__(self) -> None:
-        super().__init__("No model available for summarization")
 
 
 @dataclass(slots=True, frozen=True)

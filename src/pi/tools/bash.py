@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from pydantic import ConfigDict, Field
 
-from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
+from pi.agent.tool import JSON_SCHEMA_PREFERRED, AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
 from pi.ai.types import PiModel, TextContent
 from pi.tools.output_capture import OutputCapture, OutputSnapshot
@@ -426,6 +426,7 @@ def create_bash_tool(cwd: str, options: BashToolOptions | None = None) -> AgentT
         execute=execute,
         prompt_snippet=SNIPPET,
         prompt_guidelines=[SESSION_ENV_GUIDELINE],
+        constrained_sampling=JSON_SCHEMA_PREFERRED,
     )
 
 

@@ -20,7 +20,7 @@ from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
-from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
+from pi.agent.tool import JSON_SCHEMA_PREFERRED, AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
 from pi.ai.types import TextContent
 from pi.atomic_file import write_file_atomically
@@ -250,6 +250,7 @@ def create_edit_tool(cwd: str, options: EditToolOptions | None = None) -> AgentT
         prepare_arguments=prepare_edit_arguments,
         prompt_snippet=PROMPT_SNIPPET,
         prompt_guidelines=list(PROMPT_GUIDELINES),
+        constrained_sampling=JSON_SCHEMA_PREFERRED,
     )
 
 

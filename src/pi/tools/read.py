@@ -25,7 +25,7 @@ from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
-from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate, ToolContent
+from pi.agent.tool import JSON_SCHEMA_PREFERRED, AgentTool, AgentToolResult, OnToolUpdate, ToolContent
 from pi.ai.abort import AbortSignal
 from pi.ai.types import ImageContent, TextContent
 from pi.tools.fs_errors import FileToolError, describe_os_error, raise_if_aborted
@@ -431,6 +431,7 @@ def create_read_tool(cwd: str, options: ReadToolOptions | None = None) -> AgentT
         execute=execute,
         prompt_snippet="Read file contents",
         prompt_guidelines=["Use read to examine files instead of cat or sed."],
+        constrained_sampling=JSON_SCHEMA_PREFERRED,
     )
 
 

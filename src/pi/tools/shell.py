@@ -20,8 +20,10 @@ import os
 import shutil
 import signal as signals
 import subprocess
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from pi.ai.abort import AbortSignal
 from pi.tools.output_capture import OutputCapture, OutputSnapshot, sanitize_output  # with the runner, for callers
@@ -132,6 +134,51 @@ async def kill_process_group(pid: int, grace_s: float = KILL_GRACE_S) -> None:
     while _group_alive(pid) and loop.time() < deadline:
         await asyncio.sleep(0.02)
     kill_process_group_now(pid)
+
+
+_DEFERRED_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+@contextlib.contextmanager
+def _termination_deferred() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP back while a command starts and its group is recorded.
+
+    The program's handlers for those signals kill every recorded group and unwind. A signal landing
+    inside `Popen` (after the fork) or before the new group is recorded would unwind past a child
+    nobody knows about, and it would outlive pi. So for that short window a handler that only notes
+    the signal stands in, and the noted signals are handed to the real handlers once the group is
+    recorded. Signals the event loop dispatches itself reach it through its wake-up fd either way.
+    Handlers can only be swapped in the main thread; elsewhere nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+    previous: dict[int, Any] = {}
+
+    def note(signum: int, frame: object) -> None:
+        noted.append(signum)
+
+    for name in _DEFERRED_SIGNALS:
+        number = getattr(signals, name, None)
+        if number is None:
+            continue
+        handler = signals.getsignal(number)
+        if handler is None or handler is signals.SIG_IGN:  # installed outside Python, or ignored: leave alone
+            continue
+        previous[number] = handler
+        signals.signal(number, note)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signals.signal(number, handler)
+        for number in dict.fromkeys(noted):
+            handler = previous[number]
+            if callable(handler):
+                handler(number, None)
+            elif handler is signals.SIG_DFL:
+                os.kill(os.getpid(), number)
 
 
 def kill_tracked_process_groups() -> None:
@@ -274,6 +321,28 @@ def _spawn(
     return proc, read_fd
 
 
+def _start(
+    config: ShellConfig, command: str, cwd: str, env: Mapping[str, str] | None
+) -> tuple[subprocess.Popen[bytes], int]:
+    """Spawn the shell and record its group before any termination signal is handled.
+
+    When a handler noted meanwhile unwinds (SIGTERM, Ctrl+C), the new group is killed on the way out.
+    """
+    started: tuple[subprocess.Popen[bytes], int] | None = None
+    try:
+        with _termination_deferred():
+            started = _spawn(config, command, cwd, env)
+            _running_groups.add(started[0].pid)
+    except BaseException:
+        if started is not None:
+            proc, read_fd = started
+            kill_process_group_now(proc.pid)
+            _running_groups.discard(proc.pid)
+            os.close(read_fd)
+        raise
+    return started
+
+
 def _exec_result(code: int) -> ExecResult:
     if code < 0:
         try:
@@ -339,8 +408,7 @@ async def run_shell_command(
     config = resolve_shell(shell_path)
     loop = asyncio.get_running_loop()
     started = loop.time()
-    proc, read_fd = _spawn(config, command, cwd, env)
-    _running_groups.add(proc.pid)
+    proc, read_fd = _start(config, command, cwd, env)
     reader = _PipeReader(read_fd, on_data, loop)
     watcher = ExitWatcher(proc, loop)
     interrupts = _Interrupts(signal, timeout, loop)

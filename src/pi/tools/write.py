@@ -19,7 +19,7 @@ from typing import Protocol
 from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
+from pi.agent.tool import JSON_SCHEMA_PREFERRED, AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
 from pi.ai.types import TextContent
 from pi.atomic_file import write_file_atomically
@@ -141,6 +141,7 @@ def create_write_tool(cwd: str, options: WriteToolOptions | None = None) -> Agen
         execute=execute,
         prompt_snippet="Create or overwrite files",
         prompt_guidelines=["Use write only for new files or complete rewrites."],
+        constrained_sampling=JSON_SCHEMA_PREFERRED,
     )
 
 

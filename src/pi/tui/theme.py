@@ -251,6 +251,18 @@ class Theme:
     def with_color_mode(self, color_mode: ColorMode) -> Theme:
         return Theme(self.name, self.colors, self.appearance, color_mode, self.export, self.source)
 
+    def adopt(self, other: Theme) -> None:
+        """Take over `other`'s colours in place: every component holding this theme repaints with them
+        after an invalidate (a theme switch from /settings, the terminal's late palette answer)."""
+        self.name = other.name
+        self.appearance = other.appearance
+        self.color_mode = other.color_mode
+        self.source = other.source
+        self.colors = dict(other.colors)
+        self.export = dict(other.export)
+        self._fg = dict(other._fg)
+        self._bg = dict(other._bg)
+
 
 def _wrap(codes: tuple[str, str], text: str) -> str:
     open_code, close = codes

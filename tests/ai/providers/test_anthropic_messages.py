@@ -1006,7 +1006,7 @@ async def test_oauth_token_uses_bearer_claude_code_identity_and_tool_names(serve
     assert headers["authorization"] == f"Bearer {OAUTH_KEY}"
     assert "x-api-key" not in headers
     assert headers["anthropic-beta"] == ("claude-code-20250219,oauth-2025-04-20,interleaved-thinking-2025-05-14")
-    assert headers["user-agent"] == "claude-cli/2.1.75"
+    assert headers["user-agent"] == "claude-cli/2.1.322"
     assert headers["x-app"] == "cli"
     body = request.json()
     ephemeral = {"type": "ephemeral"}

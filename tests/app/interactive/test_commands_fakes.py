@@ -171,6 +171,9 @@ class FakeApi:
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         self.spawned.append(coro)
 
+    def set_working(self, label: str | None) -> None:
+        self.events.append(("working", str(label)))
+
     async def run_spawned(self) -> None:
         while self.spawned:
             await asyncio.wait_for(self.spawned.pop(0), 30)

@@ -144,10 +144,11 @@ async def test_logout_with_nothing_stored_and_with_a_key(tmp_path: Path) -> None
     assert api.texts("status") == [NO_CREDENTIALS]
     env.session.model_registry.auth.set_api_key("fake", "sk-test")
     await _run(api, "/logout")
-    assert isinstance(api.selector, SelectDialog)
-    assert " → fake" in api.screen()
+    assert " → fake ✓ configured" in api.screen()
     api.press(ENTER)
-    assert api.texts("status")[-1] == "Removed stored credentials for fake"
+    assert api.texts("status")[-1] == (
+        "Removed stored API key for fake. Environment variables and models.json config are unchanged."
+    )
     assert "fake" not in json.loads((env.agent_dir / "auth.json").read_text())
 
 
@@ -164,11 +165,9 @@ async def test_login_shows_the_three_methods(tmp_path: Path) -> None:
     ]
     assert screen[8] == " ↑↓ navigate  enter select  escape/ctrl+c cancel"
     api.press(DOWN, ENTER)
-    assert api.selector is None
-    assert "API key" in api.texts("warning")[0] and "models.json" in api.texts("warning")[0]
-    await _run(api, "/login")
-    api.press(ESC)
-    assert api.selector is None and len(api.events) == 1
+    assert api.screen()[2] == " Select provider to configure:"  # the sign-in itself: tests/app/oauth/test_login_ui.py
+    api.press(ESC, ESC)
+    assert api.selector is None and api.events == []
 
 
 async def test_trust_saves_the_decision(tmp_path: Path) -> None:
@@ -192,12 +191,35 @@ async def test_trust_saves_the_decision(tmp_path: Path) -> None:
 async def test_unavailable_commands_say_what_to_do(tmp_path: Path) -> None:
     env = make_env(tmp_path)
     api = FakeApi(env)
-    for name in ("share", "bug", "llama", "mcp"):
-        await _run(api, f"/{name}")
+    await _run(api, "/llama")
     warnings = api.texts("warning")
-    assert len(warnings) == 4
-    assert "/export" in warnings[0] and "/debug" in warnings[1] and "models.json" in warnings[2]
-    assert all("not available" in w for w in warnings)
+    assert len(warnings) == 1
+    assert "models.json" in warnings[0] and "not available" in warnings[0]
+
+
+async def test_share_to_radius_is_refused_with_the_way_out(tmp_path: Path) -> None:
+    env = make_env(tmp_path, {"sessionShareDestination": "radius"})
+    api = FakeApi(env)
+    await _run(api, "/share")
+    assert api.texts("warning") == [
+        'Sharing to Radius is not available in this version. Set "sessionShareDestination" to "gist" '
+        '(or "auto") in /settings to share through a secret GitHub gist.'
+    ]
+
+
+async def test_bug_asks_then_writes_the_report(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    api = FakeApi(env)
+    await _run(api, "/bug it broke")
+    assert "Include the conversation" in "\n".join(api.screen())
+    api.press(ESC)
+    assert api.texts("status") == ["Bug report cancelled"]
+    await _run(api, "/bug it broke")
+    api.press(DOWN, ENTER)  # without the conversation
+    status = api.texts("status")[-1]
+    assert status.startswith("Bug report written to ")
+    body = Path(status.removeprefix("Bug report written to ")).read_text()
+    assert "it broke" in body and "## Conversation" not in body
 
 
 async def test_changelog_shows_the_bundled_changelog(tmp_path: Path) -> None:

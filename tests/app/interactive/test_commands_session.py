@@ -139,6 +139,8 @@ async def test_tree_navigates_to_a_user_message(tmp_path: Path) -> None:
     await _run(api, "/tree")
     api.press(UP)  # the second user message
     api.press(ENTER)
+    assert "Summarize branch?" in api.screen()[2]
+    api.press(ENTER)  # No summary
     await api.run_spawned()
     assert api.texts("status")[-1] == "Navigated to selected point"
     assert api.editor_text == "second question"

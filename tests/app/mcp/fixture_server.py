@@ -71,6 +71,11 @@ def spawn_child() -> int:
     return subprocess.Popen(["sleep", "60"]).pid
 
 
+@server.tool(description="Return the server's process id")
+def server_pid() -> int:
+    return os.getpid()
+
+
 @server.resource("file:///notes.txt", name="notes", mime_type="text/plain")
 def notes() -> str:
     return "the notes"

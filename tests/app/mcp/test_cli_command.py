@@ -65,7 +65,7 @@ def test_list_connects_to_every_enabled_server(tmp_path: Path) -> None:
     code, out, _ = run(tmp_path, "list")
     assert code == 0, out
     lines = out.splitlines()
-    assert lines[0] == "srv: connected, 10 tools (deferred, global)"
+    assert lines[0] == "srv: connected, 11 tools (deferred, global)"
     assert lines[1] == f"  stdio: {sys.executable} {FIXTURE}"
     assert lines[2].startswith("  tools: a-b, a_b, echo")
     assert "  offers resources" in lines

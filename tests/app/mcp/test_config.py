@@ -168,3 +168,10 @@ def test_broken_file_is_reported_not_raised(tmp_path: Path) -> None:
     (tmp_path / "mcp.json").write_text("{nope")
     config = load_mcp_config(tmp_path, tmp_path, trusted=False)
     assert len(config.errors) == 1 and config.errors[0].startswith(f"{tmp_path / 'mcp.json'}: invalid JSON")
+
+
+def test_acceptance_35_exact_name_then_pattern() -> None:
+    entry = {"command": "x", "toolExposure": {"get_x": "direct", "get_*": "hidden"}}
+    server = validate_server("s", entry, scope="global", source="f")
+    assert (server.exposure_for_tool("get_x"), server.exposure_for_tool("get_y")) == ("direct", "hidden")
+    assert server.exposure_for_tool("other") == "codemode"

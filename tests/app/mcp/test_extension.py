@@ -182,3 +182,41 @@ async def test_servers_registered_later_connect_on_mcp_servers_change(tmp_path: 
         assert "mcp__late__echo" in pi.active
     finally:
         await pi.handlers["session_shutdown"](SimpleNamespace(reason="quit"), ctx)
+
+
+async def test_without_a_codemode_engine_tool_search_reaches_codemode_servers(tmp_path: Path) -> None:
+    write_config(tmp_path / "agent", {"srv": {"command": sys.executable, "args": [FIXTURE]}})
+    pi = RecordingPi(discovery=("tool_search",))
+    ctx = await start(pi, tmp_path)
+    try:
+        assert "tool_search" in pi.active and ctx.ui.notes == []
+    finally:
+        await pi.handlers["session_shutdown"](SimpleNamespace(reason="quit"), ctx)
+
+
+async def test_with_no_discovery_tool_at_all_one_warning_says_the_tools_cannot_be_called(tmp_path: Path) -> None:
+    from pi.app.mcp.extension import UNREACHABLE_WARNING
+
+    write_config(tmp_path / "agent", {"srv": {"command": sys.executable, "args": [FIXTURE]}})
+    pi = RecordingPi(discovery=())
+    ctx = await start(pi, tmp_path)
+    try:
+        assert ctx.ui.notes == [UNREACHABLE_WARNING.format(suffix="")]
+    finally:
+        await pi.handlers["session_shutdown"](SimpleNamespace(reason="quit"), ctx)
+
+
+async def test_a_tool_that_reaches_named_servers_waits_for_them_only(tmp_path: Path) -> None:
+    hung = {"command": sys.executable, "args": ["-c", "import sys; sys.stdin.read()"]}
+    write_config(tmp_path / "agent", {"srv": {"command": sys.executable, "args": [FIXTURE]}, "hung": hung})
+    pi = RecordingPi()
+    ctx = await start(pi, tmp_path)
+    reacher = SimpleNamespace(name="scripts", reaches_tools=lambda _input: ["mcp__srv"], exposure="direct")
+    base = pi.get_all_tools
+    pi.get_all_tools = lambda: [*base(), reacher]  # type: ignore[method-assign]
+    try:
+        await pi.handlers["tool_call"](SimpleNamespace(tool_name="scripts", input={}), ctx)
+        assert "mcp__srv__echo" in pi.tools, "the reached server settled before the call runs"
+        assert not any(n.startswith("mcp__hung__") for n in pi.tools)
+    finally:
+        await pi.handlers["session_shutdown"](SimpleNamespace(reason="quit"), ctx)

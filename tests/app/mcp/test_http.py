@@ -137,3 +137,53 @@ async def test_stored_access_token_is_sent(tmp_path: Path) -> None:
         assert server.authorization == ["Bearer tok"]
     finally:
         server.stop()
+
+
+async def test_auth_provider_servers_send_the_login_token_and_say_how_to_sign_in(tmp_path: Path) -> None:
+    import json
+
+    server = StatusServer(401, {})
+    try:
+        entry = {"url": server.url, "auth": {"provider": "acme"}}
+        config = validate_server("web", entry, scope="global", source="test")
+        connection = McpConnection(config, cwd=tmp_path, agent_dir=tmp_path)
+        assert await connection.connect() == "needs-auth"
+        assert connection.error == 'MCP server "web" requires sign-in. Run /login acme to sign in.'
+        assert server.authorization == [None]
+        (tmp_path / "auth.json").write_text(json.dumps({"acme": {"type": "api_key", "key": "acme-key"}}))
+        assert await connection.connect() == "needs-auth"
+        assert server.authorization[-1] == "Bearer acme-key"
+    finally:
+        server.stop()
+
+
+def _start_fastmcp(port: int) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, HTTP_FIXTURE, str(port)], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True
+    )
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if "Uvicorn running on" in line:
+            break
+    threading.Thread(target=proc.stderr.read, daemon=True).start()
+    return proc
+
+
+async def test_an_expired_session_is_replaced_and_the_call_sent_again(tmp_path: Path) -> None:
+    port = free_port()
+    first = _start_fastmcp(port)
+    connection = McpConnection(http_server_config(f"http://127.0.0.1:{port}/mcp"), cwd=tmp_path)
+    second: subprocess.Popen[str] | None = None
+    try:
+        assert await connection.connect() == "connected", connection.error
+        first.terminate()
+        first.wait(timeout=10)
+        second = _start_fastmcp(port)  # a new server process knows nothing of the old session: 404
+        result = await connection.call_tool("add", {"a": 1, "b": 2})
+        assert result.content[0].text == "3"
+    finally:
+        await connection.close()
+        for proc in (first, second):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                proc.wait(timeout=10)

@@ -14,7 +14,7 @@ from pi.app.mcp.tool_search_extension import create_tool_search_extension
 
 class Pi:
     handlers = {}
-    def on(self, event, handler): self.handlers[event] = handler
+    def on(self, event, handler): self.handlers.setdefault(event, []).append(handler)
     def register_command(self, *a, **k): pass
     def register_tool(self, d): pass
     def get_mcp_servers(self): return []
@@ -26,10 +26,15 @@ pi = Pi()
 create_mcp_extension(agent_dir=__import__("pathlib").Path(sys.argv[1]), trusted=True)(pi)
 create_tool_search_extension()(pi)
 ctx = SimpleNamespace(cwd=sys.argv[1], ui=None)
+async def emit(event, payload):
+    for handler in pi.handlers.get(event, []):
+        result = handler(payload, ctx)
+        if asyncio.iscoroutine(result):
+            await result
 async def main():
-    await pi.handlers["session_start"](None, ctx)
-    await pi.handlers["before_agent_start"](SimpleNamespace(system_prompt=""), ctx)
-    await pi.handlers["session_shutdown"](None, ctx)
+    await emit("session_start", None)
+    await emit("before_agent_start", SimpleNamespace(system_prompt=""))
+    await emit("session_shutdown", None)
 asyncio.run(main())
 print(sorted(m for m in sys.modules if m == "mcp" or m.startswith("mcp.")))
 """

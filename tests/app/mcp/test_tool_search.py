@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -68,6 +69,7 @@ class FakePi:
     def __init__(self) -> None:
         self.tools: list[ToolDefinition] = []
         self.active = ["read"]
+        self.handlers: dict[str, list[Any]] = {}
         self.infos = [
             FakeInfo("read", "Read a file", "direct"),
             FakeInfo("mcp__w__get_weather", "Weather now", "deferred"),
@@ -75,6 +77,13 @@ class FakePi:
 
     def register_tool(self, definition: ToolDefinition) -> None:
         self.tools.append(definition)
+
+    def on(self, event: str, handler: Any) -> None:
+        self.handlers.setdefault(event, []).append(handler)
+
+    def emit(self, event: str, ctx: Any = None) -> None:
+        for handler in self.handlers.get(event, []):
+            handler(SimpleNamespace(type=event), ctx)
 
     def get_active_tools(self) -> list[str]:
         return list(self.active)
@@ -99,3 +108,27 @@ async def test_acceptance_41_tool_search_activates_the_match() -> None:
     assert pi.active == ["read", "mcp__w__get_weather"]
     again = search_and_activate(pi, {"query": "weather"})
     assert again["content"][0].text == "No matching tools found."
+
+
+def _branch(*loaded: list[str]) -> Any:
+    entries = [
+        SimpleNamespace(message_json={"role": "toolResult", "toolName": "tool_search", "details": {"loaded": names}})
+        for names in loaded
+    ]
+    entries.append(
+        SimpleNamespace(message_json={"role": "toolResult", "toolName": "read", "details": {"loaded": ["x"]}})
+    )
+    return SimpleNamespace(get_branch=lambda: entries)
+
+
+def test_tools_loaded_on_the_branch_are_declared_again_and_dropped_when_leaving_it() -> None:
+    pi = FakePi()
+    create_tool_search_extension()(pi)  # type: ignore[arg-type]
+    pi.infos = pi.infos[:1]  # the MCP server has not connected yet
+    pi.emit("session_start", SimpleNamespace(session_manager=_branch(["mcp__w__get_weather"])))
+    assert pi.active == ["read"]
+    pi.infos.append(FakeInfo("mcp__w__get_weather", "Weather now", "deferred"))
+    pi.emit("before_agent_start")
+    assert pi.active == ["read", "mcp__w__get_weather"]
+    pi.emit("session_tree", SimpleNamespace(session_manager=_branch()))
+    assert pi.active == ["read"]

@@ -20,9 +20,8 @@ def test_request_headers_per_provider() -> None:
     assert (codex.api_key, codex.bearer) == ("jwt", True)
     assert codex.headers == {"chatgpt-account-id": "acc", "originator": "pi"}
     anthropic = oauth_request_auth("anthropic", {"access": "sk-ant-oat01-x"})
-    assert anthropic.headers["anthropic-beta"] == "claude-code-20250219,oauth-2025-04-20"
-    assert anthropic.headers["user-agent"] == "claude-cli/2.1.322"
-    assert anthropic.headers["x-app"] == "cli"
+    # The wire API builds Claude Code's headers from the token itself (tests/app/oauth/test_session_oauth.py).
+    assert (anthropic.api_key, anthropic.headers) == ("sk-ant-oat01-x", {})
     assert oauth_request_auth("kimi-coding", {"access": "k"}).bearer is True
     assert oauth_request_auth("openrouter", {"access": "k"}).bearer is False
 

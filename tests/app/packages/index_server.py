@@ -45,6 +45,8 @@ class SimpleIndex:
     def __init__(self) -> None:
         self.wheels: dict[str, dict[str, bytes]] = {}
         self.port = 0
+        self.requests: list[str] = []
+        """Paths requested so far, in order."""
 
     def add(self, project: str, filename: str, data: bytes) -> None:
         self.wheels.setdefault(project, {})[filename] = data
@@ -69,6 +71,7 @@ class SimpleIndex:
 def serve(index: SimpleIndex) -> Iterator[SimpleIndex]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            index.requests.append(self.path)
             body = index.page(self.path)
             self.send_response(200 if body is not None else 404)
             is_page = self.path.startswith("/simple")

@@ -145,7 +145,7 @@ async def test_update_of_local_packages_and_offline(world: PackageWorld, monkeyp
     result = await world.run("update", "pypi:absent")
     assert (result.code, result.err) == (1, "No matching package found for pypi:absent\n")
     monkeypatch.setenv("PI_OFFLINE", "1")
-    assert (await world.run("update")).out == "Skipped package updates (offline mode)\n"
+    assert (await world.run("update", "--extensions")).out == "Skipped package updates (offline mode)\n"
     result = await world.run("install", "pypi:pi-demo")
     assert result.code == 1 and "offline mode" in result.err
 

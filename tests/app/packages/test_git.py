@@ -1,7 +1,5 @@
 import json
 import shutil
-import socket
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,16 +7,10 @@ import pytest
 
 from pi.app.packages.install import CommandResult, credential_hint, git_environment, git_failure
 from tests.app.packages.conftest import PackageWorld, write
+from tests.app.packages.git_server import git, git_daemon
 from tests.app.packages.index_server import SimpleIndex, build_wheel
 
 pytestmark = pytest.mark.timeout(240)
-
-
-def _git(cwd: Path, *args: str) -> str:
-    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "HOME": str(cwd), "PATH": "/usr/bin:/bin"}
-    identity = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
-    done = subprocess.run(["git", *identity, *args], cwd=cwd, env=env, capture_output=True, text=True, check=True)
-    return done.stdout.strip()
 
 
 @pytest.fixture
@@ -27,48 +19,32 @@ def repos(tmp_path: Path) -> Path:
     base = tmp_path / "repos"
     work = tmp_path / "work"
     work.mkdir()
-    _git(work, "init", "-q")
+    git(work, "init", "-q")
     write(work / "pi.toml", 'prompts = ["prompts/*.md"]\n')
     write(work / "prompts" / "p.md", "version one")
     write(work / "requirements.txt", "pi-helper==1.0\n")
-    _git(work, "add", ".")
-    _git(work, "commit", "-q", "-m", "one")
-    _git(work, "tag", "v1")
+    git(work, "add", ".")
+    git(work, "commit", "-q", "-m", "one")
+    git(work, "tag", "v1")
     write(work / "prompts" / "p.md", "version two")
-    _git(work, "commit", "-q", "-am", "two")
+    git(work, "commit", "-q", "-am", "two")
     (base / "acme").mkdir(parents=True)
-    _git(tmp_path, "clone", "-q", "--bare", str(work), str(base / "acme" / "demo.git"))
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(base / "acme" / "demo.git"))
     return base
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture
 def daemon(repos: Path) -> Iterator[int]:
-    port = _free_port()
-    args = ["git", "daemon", "--listen=127.0.0.1", f"--port={port}", f"--base-path={repos}", "--export-all"]
-    process = subprocess.Popen([*args, "--verbose", "--reuseaddr", str(repos)], stderr=subprocess.PIPE, text=True)
-    assert process.stderr is not None
-    for line in process.stderr:
-        if "Ready to rumble" in line:
-            break
-    try:
+    with git_daemon(repos) as port:
         yield port
-    finally:
-        process.terminate()
-        process.wait()
 
 
 def _commit_two(tmp_path: Path, repos: Path) -> None:
     clone = tmp_path / "again"
-    _git(tmp_path, "clone", "-q", str(repos / "acme" / "demo.git"), str(clone))
+    git(tmp_path, "clone", "-q", str(repos / "acme" / "demo.git"), str(clone))
     write(clone / "prompts" / "p.md", "version three")
-    _git(clone, "commit", "-q", "-am", "three")
-    _git(clone, "push", "-q", "origin", "main")
+    git(clone, "commit", "-q", "-am", "three")
+    git(clone, "push", "-q", "origin", "main")
 
 
 async def test_install_tag_update_and_remove(
@@ -82,7 +58,7 @@ async def test_install_tag_update_and_remove(
     assert (clone / "prompts" / "p.md").read_text() == "version one"
     assert (clone / ".pi-site" / "pi_helper" / "__init__.py").is_file()
     assert (world.agent_dir / "git" / ".gitignore").read_text() == "*\n!.gitignore\n"
-    assert (await world.run("update")).out == "Packages are already up to date\n"
+    assert (await world.run("update", "--extensions")).out == "Packages are already up to date\n"
 
     unpinned = f"git://127.0.0.1:{daemon}/acme/demo.git"
     result = await world.run("remove", unpinned)  # same identity without the ref
@@ -91,10 +67,10 @@ async def test_install_tag_update_and_remove(
 
     assert (await world.run("install", unpinned)).code == 0
     assert (clone / "prompts" / "p.md").read_text() == "version two"
-    before = _git(clone, "rev-parse", "HEAD")
+    before = git(clone, "rev-parse", "HEAD")
     _commit_two(tmp_path, repos)
     result = await world.run("update", unpinned)
-    after = _git(clone, "rev-parse", "HEAD")
+    after = git(clone, "rev-parse", "HEAD")
     assert (result.code, result.out) == (0, f"Updated 1 package:\n  {unpinned} {before[:7]} -> {after[:7]}\n")
     assert (clone / "prompts" / "p.md").read_text() == "version three"
     settings = json.loads((world.agent_dir / "settings.json").read_text())
@@ -125,10 +101,10 @@ def test_git_never_prompts(monkeypatch: pytest.MonkeyPatch) -> None:
 
 async def test_failed_update_is_a_warning_and_exit_1(world: PackageWorld, repos: Path, tmp_path: Path) -> None:
     upstream = tmp_path / "upstream.git"
-    _git(tmp_path, "clone", "-q", "--bare", str(repos / "acme" / "demo.git"), str(upstream))
+    git(tmp_path, "clone", "-q", "--bare", str(repos / "acme" / "demo.git"), str(upstream))
     clone = world.agent_dir / "git" / "example.com" / "acme" / "demo"
     clone.parent.mkdir(parents=True)
-    _git(tmp_path, "clone", "-q", str(upstream), str(clone))
+    git(tmp_path, "clone", "-q", str(upstream), str(clone))
     shutil.rmtree(upstream)
     write(world.agent_dir / "settings.json", json.dumps({"packages": ["git:example.com/acme/demo"]}))
     result = await world.run("update", "--extension", "git:example.com/acme/demo")

@@ -108,5 +108,5 @@ async def test_missing_project_package_is_installed_then_updated(world: PackageW
 
     (world.cwd / ".pi" / "settings.json").write_text(json.dumps({"packages": ["pypi:pi-demo"]}))
     index.add("pi-demo", *_demo("1.1.0"))
-    result = await world.run("update")
+    result = await world.run("update", "--extensions")
     assert (result.code, result.out) == (0, "Updated 1 package:\n  pypi:pi-demo (project) 1.0.0 -> 1.1.0\n")

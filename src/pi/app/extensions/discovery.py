@@ -77,6 +77,12 @@ class DiscoveryOptions:
     """Built-ins switched off for this run (e.g. `mcp` for `--no-mcp`)."""
     entry_points: bool = True
     """Look at installed distributions' `pi.extensions` entry points."""
+    load_builtins: bool = True
+    """Load `builtins` by default (else only those named `-e builtin:<name>`)."""
+    package_paths: Sequence[Path] = ()
+    """Extension files and directories that configured packages provide (load rank 4)."""
+    package_entry_points: Sequence[tuple[str, Any]] = ()
+    """(label, entry point) of the `pi.extensions` entry points configured packages select."""
 
 
 @dataclass(slots=True)
@@ -280,7 +286,20 @@ def _entry_point_sources() -> list[ExtensionSource]:
     ]
 
 
+def _package_sources(options: DiscoveryOptions, warnings: list[Diagnostic]) -> list[ExtensionSource]:
+    out: list[ExtensionSource] = []
+    for path in options.package_paths:
+        for file, kind in _explicit(Path(path), warnings):
+            shown = str(file.parent if kind == "package" else file)
+            out.append(ExtensionSource(shown, kind, "user", "package", RANK_PACKAGE, file, base_dir=str(path)))
+    for label, ep in options.package_entry_points:
+        out.append(ExtensionSource(label, "entry_point", "user", "package", RANK_PACKAGE, entry_point=ep, name=ep.name))
+    return out
+
+
 def _builtin_sources(options: DiscoveryOptions) -> list[ExtensionSource]:
+    if not options.load_builtins:
+        return []
     return [
         ExtensionSource(
             f"builtin:{name}",
@@ -335,6 +354,7 @@ def discover_extensions(options: DiscoveryOptions) -> DiscoveryResult:
                 project, builtins, project_patterns, base, diagnostics, "project", RANK_PROJECT_SETTINGS
             )
         packages = _entry_point_sources() if options.entry_points else []
+        packages += _package_sources(options, diagnostics)
         ranked = sorted(project + user + packages + builtins, key=lambda s: s.rank)
     seen: set[str] = set()
     ordered: list[ExtensionSource] = []

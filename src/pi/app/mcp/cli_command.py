@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -231,16 +232,75 @@ def cmd_logout(argv: list[str], agent_dir: Path, cwd: Path, trusted: bool, out: 
     return 0
 
 
-def cmd_login(argv: list[str], agent_dir: Path, cwd: Path, trusted: bool, err: TextIO) -> int:
-    names = [a for a in argv if not a.startswith("-") and not a.isdigit()]
+def _login_timeout(argv: list[str]) -> float:
+    from pi.app.mcp.oauth_login import LOGIN_TIMEOUT_S
+
+    if "--timeout" not in argv:
+        return LOGIN_TIMEOUT_S
+    index = argv.index("--timeout")
+    value = argv[index + 1] if index + 1 < len(argv) else ""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if seconds <= 0:
+        raise UsageError("--timeout expects a positive number of seconds.")
+    return seconds
+
+
+async def _open_in_browser(url: str, err: TextIO) -> None:
+    """Show the URL (the user may open it by hand) and hand it to the system browser."""
+    import webbrowser
+
+    err.write(f"Open this URL in your browser to sign in:\n{url}\n")
+    if sys.stdin.isatty():
+        err.write("If the browser cannot reach this computer, paste the URL it was sent to here:\n")
+    err.flush()
+    await asyncio.to_thread(webbrowser.open, url)
+
+
+async def _stdin_line() -> str:
+    """One line typed by the user, read on a daemon thread so a finished sign-in never waits for it."""
+    import threading
+
+    loop = asyncio.get_running_loop()
+    line: asyncio.Future[str] = loop.create_future()
+
+    def deliver(text: str) -> None:
+        if not line.done():
+            line.set_result(text)
+
+    def read() -> None:
+        loop.call_soon_threadsafe(deliver, sys.stdin.readline())
+
+    threading.Thread(target=read, daemon=True).start()
+    return await line
+
+
+def cmd_login(argv: list[str], agent_dir: Path, cwd: Path, trusted: bool, out: TextIO, err: TextIO) -> int:
+    from pi.app.mcp.oauth_login import SignInError, sign_in
+
+    timeout_s = _login_timeout(argv)
+    skip = {argv.index("--timeout") + 1} if "--timeout" in argv else set()
+    names = [a for i, a in enumerate(argv) if not a.startswith("-") and i not in skip]
     if len(names) != 1:
         raise UsageError("Usage: pi mcp login <server> [-l] [--timeout s]")
     config = load_mcp_config(agent_dir, cwd, trusted=trusted)
-    if names[0] not in config.servers:
+    server = config.servers.get(names[0])
+    if server is None:
         err.write(unknown_server_message(names[0], config) + "\n")
         return 1
-    err.write(f'Signing in to MCP server "{names[0]}" is not available in this version of pi.\n')
-    return 1
+    try:
+        read_line = _stdin_line if sys.stdin.isatty() else None
+        flow = sign_in(
+            server, agent_dir, cwd, lambda url: _open_in_browser(url, err), timeout_s=timeout_s, read_line=read_line
+        )
+        count = asyncio.run(flow)
+    except SignInError as error:
+        err.write(f'Signing in to MCP server "{server.name}" failed: {error}\n')
+        return 1
+    out.write(f'Signed in to MCP server "{server.name}" ({count} tools).\n')
+    return 0
 
 
 def run_mcp_command(argv: list[str], agent_dir: Path, cwd: Path, trusted: bool, out: TextIO, err: TextIO) -> int:
@@ -261,7 +321,7 @@ def run_mcp_command(argv: list[str], agent_dir: Path, cwd: Path, trusted: bool, 
         if sub == "logout":
             return cmd_logout(rest, agent_dir, cwd, trusted, out, err)
         if sub == "login":
-            return cmd_login(rest, agent_dir, cwd, trusted, err)
+            return cmd_login(rest, agent_dir, cwd, trusted, out, err)
     except (UsageError, json.JSONDecodeError) as error:
         err.write(f"{error}\n")
         return 1

@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from pi.app.mcp.config import ServerConfig
+from pi.app.mcp.connect_errors import describe_error, error_leaves, http_status, is_transient
 from pi.app.mcp.mcp_log import append_log, format_entry
 from pi.app.mcp.naming import RemoteTool
 from pi.app.mcp.secrets import expand_home, expand_map
@@ -30,6 +30,7 @@ State: TypeAlias = Literal["connecting", "connected", "needs-auth", "failed", "d
 HTTP_RETRY_DELAYS_S = (0.25, 1.0)
 CONNECT_TIMEOUT_S = 30.0
 PI_VERSION = "1.6.0"
+SESSION_TERMINATED = "Session terminated"
 ProgressFn: TypeAlias = Callable[[float, float | None, str | None], Awaitable[None] | None]
 
 
@@ -53,42 +54,6 @@ class _Live:
     transport_error: asyncio.Future[BaseException] | None = None
 
 
-def _leaves(error: BaseException) -> list[BaseException]:
-    if isinstance(error, BaseExceptionGroup):
-        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
-    return [error]
-
-
-def _status(error: BaseException) -> int | None:
-    response = getattr(error, "response", None)
-    code = getattr(response, "status_code", None)
-    return code if isinstance(code, int) else None
-
-
-def is_transient(error: BaseException) -> bool:
-    """Network trouble, 408, 429 and 5xx except 501 are worth a retry at connect."""
-    import httpx
-
-    for leaf in _leaves(error):
-        code = _status(leaf)
-        if code is not None:
-            return code in (408, 429) or (500 <= code < 600 and code != 501)
-        if isinstance(leaf, httpx.TransportError):
-            return True
-    return False
-
-
-def describe_error(error: BaseException) -> str:
-    leaves = _leaves(error)
-    for leaf in leaves:
-        text = str(leaf)
-        match = re.match(r"Unsupported protocol version from the server: (.+)", text)
-        if match:
-            return f"MCP server selected unsupported protocol version {match.group(1)}"
-    leaf = leaves[0]
-    return str(leaf) or type(leaf).__name__
-
-
 class McpConnection:
     """A server connection with pi's states, error texts, timeouts and reconnect-on-call."""
 
@@ -100,8 +65,13 @@ class McpConnection:
         log_path: Path | None = None,
         agent_dir: Path | None = None,
         on_tools_changed: Callable[[McpConnection], Any] | None = None,
+        http_auth: Any = None,
     ) -> None:
         self.server = server
+        self.http_auth = http_auth
+        """An `httpx.Auth` for HTTP requests (the sign-in flow passes the SDK's OAuth provider)."""
+        self._sent_token: str | None = None
+        self._refresh_tried = False
         self.cwd = cwd
         self.log_path = log_path
         self.agent_dir = agent_dir
@@ -133,6 +103,7 @@ class McpConnection:
         loop = asyncio.get_running_loop()
         self._connecting = loop.create_future()
         self.state, self.error = "connecting", None
+        self._refresh_tried = False
         try:
             await self._connect_with_retries()
         finally:
@@ -154,11 +125,10 @@ class McpConnection:
                 await ready
                 self.state = "connected"
                 return
-            except NeedsAuthError as error:
-                self.state, self.error = "needs-auth", str(error)
-                return
             except Exception as error:
-                if any(_status(leaf) == 401 for leaf in _leaves(error)):
+                if isinstance(error, NeedsAuthError) or any(http_status(leaf) == 401 for leaf in error_leaves(error)):
+                    if await self._refreshed_after_401():
+                        continue
                     self.state, self.error = "needs-auth", self._sign_in_message()
                     return
                 if delays and is_transient(error):
@@ -167,6 +137,17 @@ class McpConnection:
                 stderr = await self._startup_stderr() if self._startup_stderr is not None else ""
                 self._fail(describe_error(error), stderr)
                 return
+
+    async def _refreshed_after_401(self) -> bool:
+        """After a 401 to a stored token: True when a refresh produced a different token to try."""
+        sent, self._sent_token = self._sent_token, None
+        if sent is None or self.agent_dir is None or self._refresh_tried:
+            return False
+        self._refresh_tried = True
+        from pi.app.mcp.oauth_tokens import refresh
+
+        fresh = await refresh(self.agent_dir, self.server, sent)
+        return fresh is not None and fresh != sent
 
     def _sign_in_message(self) -> str:
         provider = self.server.auth_provider
@@ -192,9 +173,11 @@ class McpConnection:
                     ready.set_result(None)
                 stop_task = asyncio.ensure_future(live.stop.wait())
                 closed_task = asyncio.ensure_future(live.closed.wait())
-                await asyncio.wait({stop_task, closed_task}, return_when=asyncio.FIRST_COMPLETED)
-                stop_task.cancel()
-                closed_task.cancel()
+                try:
+                    await asyncio.wait({stop_task, closed_task}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    stop_task.cancel()
+                    closed_task.cancel()
                 if not live.stop.is_set():
                     self._dropped(live)
         except BaseException as error:
@@ -239,7 +222,8 @@ class McpConnection:
             self._startup_stderr = lambda: stdio_transport.final_stderr(proc)
             read, write = await stack.enter_async_context(stdio_transport.stdio_streams(proc))
         else:
-            read, write = await stack.enter_async_context(self._http_streams(closed))
+            token = await self._stored_token()
+            read, write = await stack.enter_async_context(self._http_streams(token))
         transport_error: asyncio.Future[BaseException] = asyncio.get_running_loop().create_future()
 
         async def on_message(message: Any) -> None:
@@ -268,15 +252,16 @@ class McpConnection:
         )
         return _Live(session=session, closed=closed, stderr=stderr, transport_error=transport_error)
 
-    def _http_streams(self, closed: asyncio.Event) -> Any:
+    def _http_streams(self, token: str | None) -> Any:
         import httpx
         from mcp.client.streamable_http import streamable_http_client
 
         headers = expand_map(self.server.headers)
-        token = self._stored_token(headers)
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        client = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(30.0, read=300.0), follow_redirects=False)
+        client = httpx.AsyncClient(
+            headers=headers, auth=self.http_auth, timeout=httpx.Timeout(30.0, read=300.0), follow_redirects=False
+        )
 
         @contextlib.asynccontextmanager
         async def streams() -> Any:
@@ -285,16 +270,26 @@ class McpConnection:
 
         return streams()
 
-    def _stored_token(self, headers: dict[str, str]) -> str | None:
-        """The access token saved by a sign-in, for HTTP servers without their own credentials."""
-        if self.agent_dir is None or self.server.auth_provider or any(k.lower() == "authorization" for k in headers):
+    async def _stored_token(self) -> str | None:
+        """The access token saved by a sign-in (refreshed when expired), for servers that use OAuth."""
+        self._sent_token = None
+        if self.agent_dir is None or self.http_auth is not None:
             return None
-        from pi.app.mcp.auth_store import load_credentials
+        if self.server.auth_provider:
+            return self._provider_token(self.agent_dir, self.server.auth_provider)
+        from pi.app.mcp.oauth_tokens import token_for_connect, uses_oauth
 
-        state = load_credentials(self.agent_dir, self.server) or {}
-        tokens = state.get("tokens")
-        token = tokens.get("access_token") if isinstance(tokens, dict) else None
-        return token if isinstance(token, str) and token else None
+        if not uses_oauth(self.server):
+            return None
+        self._sent_token = await token_for_connect(self.agent_dir, self.server)
+        return self._sent_token
+
+    @staticmethod
+    def _provider_token(agent_dir: Path, provider: str) -> str | None:
+        """`auth: {provider}`: the key or login token `/login <provider>` stored in auth.json."""
+        from pi.app.auth import AuthStorage
+
+        return AuthStorage(agent_dir / "auth.json").stored_api_key(provider)
 
     async def _handshake(self, live: _Live) -> None:
         """`initialize` (racing transport errors such as a 401), then `tools/list` when offered."""
@@ -302,13 +297,20 @@ class McpConnection:
         assert failure is not None
         init = asyncio.ensure_future(live.session.initialize())
         ended = asyncio.ensure_future(live.closed.wait())
-        done, _ = await asyncio.wait({init, failure, ended}, timeout=CONNECT_TIMEOUT_S, return_when="FIRST_COMPLETED")
-        ended.cancel()
+        try:
+            done, _ = await asyncio.wait(
+                {init, failure, ended}, timeout=CONNECT_TIMEOUT_S, return_when="FIRST_COMPLETED"
+            )
+        except BaseException:
+            init.cancel()
+            raise
+        finally:
+            ended.cancel()
         if init not in done:
             init.cancel()
             if failure in done:
                 error = failure.result()
-                if _status(error) == 401:
+                if http_status(error) == 401:
                     raise NeedsAuthError(self._sign_in_message())
                 raise error
             if ended in done:
@@ -378,7 +380,33 @@ class McpConnection:
         return self._live.session
 
     async def call_tool(self, tool: str, arguments: dict[str, Any], on_progress: ProgressFn | None = None) -> Any:
-        """`tools/call` with the server's timeout, which every progress notification restarts."""
+        """`tools/call` with the server's timeout, which every progress notification restarts.
+
+        Tool calls are never retried, except once on a new session when an HTTP server answered
+        404 to the session id (the session expired, so the call never ran)."""
+        try:
+            return await self._call_tool_once(tool, arguments, on_progress)
+        except Exception as error:
+            if not self._session_expired(error):
+                raise
+        await self._new_session()
+        return await self._call_tool_once(tool, arguments, on_progress)
+
+    def _session_expired(self, error: BaseException) -> bool:
+        """The SDK's answer to a 404 for a request that carried the session id."""
+        from mcp.shared.exceptions import McpError
+
+        return (
+            self.server.transport == "http"
+            and isinstance(error, McpError)
+            and error.error.message == SESSION_TERMINATED
+        )
+
+    async def _new_session(self) -> None:
+        await self.close()
+        await self.connect()
+
+    async def _call_tool_once(self, tool: str, arguments: dict[str, Any], on_progress: ProgressFn | None) -> Any:
         session = await self._session()
         live = self._live
         assert live is not None
@@ -423,10 +451,13 @@ class McpConnection:
             session = await self._session()
             try:
                 return await getattr(session, method)(**kwargs)
-            except Exception:
+            except Exception as error:
                 if attempt:
                     raise
-                await asyncio.sleep(0.25)
+                if self._session_expired(error):
+                    await self._new_session()
+                else:
+                    await asyncio.sleep(0.25)
         raise AssertionError("unreachable")
 
     async def close(self) -> None:

@@ -285,6 +285,15 @@ def load_mcp_config(agent_dir: Path, cwd: Path, *, trusted: bool) -> McpConfig:
     return config
 
 
+def registration_error(name: str, config: Any) -> str | None:
+    """Why `register_mcp_server(name, config)` is invalid (the §3.1 message), or None when it is fine."""
+    try:
+        validate_server(name, config, scope="extension", source="extension")
+    except ConfigError as error:
+        return str(error)
+    return None
+
+
 def merge_registered(config: McpConfig, registrations: list[tuple[str, dict[str, Any], str]]) -> McpConfig:
     """Add servers that extensions registered; an `mcp.json` server of the same namespace wins."""
     for name, entry, extension_path in registrations:
@@ -313,5 +322,6 @@ __all__ = [
     "load_mcp_config",
     "merge_registered",
     "project_config_path",
+    "registration_error",
     "validate_server",
 ]

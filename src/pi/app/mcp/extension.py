@@ -64,29 +64,46 @@ class McpExtensionState:
             return bool(trusted())
         if trusted is not None:
             return trusted
-        return bool(getattr(ctx, "project_trusted", False))
+        check = getattr(ctx, "is_project_trusted", None)
+        return bool(check()) if callable(check) else False
 
 
-def _activate(pi: ExtensionAPI, config: McpConfig) -> None:
+def _activate(pi: ExtensionAPI, config: McpConfig, ctx: Any) -> None:
     """Activate the tools that reach deferred MCP tools, or warn once that nothing can."""
     wanted = discovery_tools(config)
     if not wanted:
         return
     registered = {info.name: info for info in pi.get_all_tools()}
-    usable = [name for name in wanted if name in registered and registered[name].reaches_tools is not None]
+
+    def reaches(name: str) -> bool:
+        return name in registered and registered[name].reaches_tools is not None
+
+    if "codemode" in wanted and not reaches("codemode") and "tool_search" not in wanted:
+        wanted.append("tool_search")  # without a codemode engine, tool_search can still load those tools
+    usable = [name for name in wanted if reaches(name)]
     active = pi.get_active_tools()
     if usable:
         pi.set_active_tools([*active, *(n for n in usable if n not in active)])
     elif not any(name in active for name in wanted):
         suffix = " (autoEnableCodemode is false)" if config.auto_enable_codemode is False else ""
-        log.warning(UNREACHABLE_WARNING.format(suffix=suffix))
+        _notify(ctx, UNREACHABLE_WARNING.format(suffix=suffix))
+
+
+def _reached(namespace: str, server: str, wanted: set[str]) -> bool:
+    """Whether a `reaches_tools` answer (namespaces, server names or tool names) covers the server."""
+    return any(w in (namespace, server) or w.startswith(namespace + "__") for w in wanted)
 
 
 def _notify(ctx: Any, text: str, kind: str = "warning") -> None:
-    try:
-        ctx.ui.notify(text, kind)
-    except Exception:
-        log.warning("%s", text)
+    """Through the UI when there is one; print and JSON modes have none, so the text is logged
+    (a warning, which reaches stderr there)."""
+    if getattr(ctx, "has_ui", True):
+        try:
+            ctx.ui.notify(text, kind)
+            return
+        except Exception as error:
+            log.debug("MCP: notify failed: %s", error)
+    log.warning("%s", text)
 
 
 class McpExtension:
@@ -116,7 +133,7 @@ class McpExtension:
         config = merge_registered(load_mcp_config(agent, cwd, trusted=state.is_trusted(ctx)), self._registrations())
         state.manager = McpManager(config, cwd=cwd, agent_dir=agent, register=self.pi.register_tool)
         state.manager.on_change = lambda: _register_resource_tools(self.pi, state)
-        _activate(self.pi, config)
+        _activate(self.pi, config, ctx)
         state.manager.start()
 
     async def on_servers_change(self, _event: Any, _ctx: Any) -> None:
@@ -124,7 +141,13 @@ class McpExtension:
         manager = self.state.manager
         if manager is None:
             return
-        merged = merge_registered(McpConfig(servers=dict(manager.config.servers)), self._registrations())
+        from_files = {n: s for n, s in manager.config.servers.items() if s.scope != "extension"}
+        merged = merge_registered(McpConfig(servers=dict(from_files)), self._registrations())
+        manager.config.notes[:] = merged.notes
+        for name, connection in list(manager.connections.items()):
+            wanted = merged.servers.get(name)
+            if connection.server.scope == "extension" and (wanted is None or wanted.raw != connection.server.raw):
+                await manager.remove(name)
         for name, server in merged.servers.items():
             if name not in manager.connections:
                 manager.add(server)
@@ -142,13 +165,35 @@ class McpExtension:
         return _system_prompt_result(event, manager)
 
     async def on_tool_call(self, event: Any, _ctx: Any) -> None:
+        """Tools that reach MCP tools wait for the servers they may reach (all, or the named ones)."""
         manager = self.state.manager
-        if manager is not None and str(getattr(event, "tool_name", "")) in WAITS_FOR_ALL:
+        if manager is None:
+            return
+        name = str(getattr(event, "tool_name", ""))
+        reach: Any = "all" if name in WAITS_FOR_ALL else None
+        if reach is None:
+            info = next((t for t in self.pi.get_all_tools() if t.name == name), None)
+            if info is None or info.reaches_tools is None:
+                return
+            try:
+                reach = info.reaches_tools(getattr(event, "input", None))
+            except Exception as error:
+                log.debug("MCP: reaches_tools of %s failed: %s", name, error)
+                reach = "all"
+        if reach == "all":
             await manager.wait_for()
+        elif isinstance(reach, list | tuple | set):
+            wanted = {str(r) for r in reach}
+            servers = [c.name for c in manager.enabled() if _reached(c.server.namespace, c.name, wanted)]
+            if servers:
+                await manager.wait_for(servers)
 
     async def on_turn_start(self, _event: Any, ctx: Any) -> None:
         manager = self.state.manager
-        report = manager.attention_report() if manager is not None else None
+        if manager is None:
+            return
+        manager.reconnect_signed_in()
+        report = manager.attention_report()
         if report:
             _notify(ctx, report)
 
@@ -158,10 +203,15 @@ class McpExtension:
         if manager is not None:
             await manager.shutdown()
 
-    async def mcp_command(self, _args: str, ctx: Any) -> None:
+    async def mcp_command(self, args: str, ctx: Any) -> None:
         manager = self.state.manager
-        lines = manager.status_lines() if manager is not None else ["MCP support is not started."]
-        _notify(ctx, "\n".join(lines), "info")
+        if manager is None:
+            _notify(ctx, "MCP support is not started.", "info")
+            return
+        from pi.app.mcp.mcp_command import McpCommand
+
+        agent, cwd = self.state.resolve_agent_dir(), Path(ctx.cwd)
+        await McpCommand(manager, agent, cwd, self.pi, trusted=self.state.is_trusted(ctx)).run(args or "", ctx)
 
 
 def create_mcp_extension(
@@ -170,7 +220,7 @@ def create_mcp_extension(
     trusted: bool | Callable[[], bool] | None = None,
     first_prompt_wait_s: float = 10.0,
 ) -> Callable[[ExtensionAPI], None]:
-    """`setup(pi)` of `builtin:mcp`; `agent_dir`/`trusted` default to pi's agent dir and `ctx.project_trusted`."""
+    """`setup(pi)` of `builtin:mcp`; `agent_dir`/`trusted` default to pi's agent dir and `ctx.is_project_trusted()`."""
     state = McpExtensionState(agent_dir, trusted, first_prompt_wait_s)
 
     def setup(pi: ExtensionAPI) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from pi.app.extensions.types import ToolDefinition
 from pi.app.mcp.client import McpConnection
-from pi.app.mcp.config import McpConfig, ServerConfig
+from pi.app.mcp.config import McpConfig, ServerConfig, ServerExposure
 from pi.app.mcp.tool_defs import definitions_for, withdrawn
 
 log = logging.getLogger(__name__)
@@ -50,6 +50,10 @@ class McpManager:
         self.definitions: dict[str, dict[str, ToolDefinition]] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._reported: set[str] = set()
+        self._reconnecting: set[str] = set()
+        self._background: set[asyncio.Future[None]] = set()
+        self._rejected: dict[str, str] = {}
+        """The token each needs-auth server was last retried with, so one bad token is tried once."""
         for server in config.servers.values():
             self._track(server)
 
@@ -70,6 +74,17 @@ class McpManager:
         connection = self._track(server)
         if server.enabled:
             self._tasks[server.name] = asyncio.ensure_future(self._connect(connection))
+
+    async def remove(self, name: str) -> None:
+        """A server that is no longer registered: closed, its tools re-registered `hidden`."""
+        connection = self.connections.pop(name, None)
+        self.config.servers.pop(name, None)
+        task = self._tasks.pop(name, None)
+        if task is not None and not task.done():
+            task.cancel()
+        if connection is not None:
+            await connection.close()
+            self._withdraw(connection)
 
     def enabled(self) -> list[McpConnection]:
         return [c for c in self.connections.values() if c.server.enabled]
@@ -152,9 +167,71 @@ class McpManager:
         lines.extend(f"overridden: {note}" for note in self.config.notes)
         return lines
 
+    async def reconnect(self, name: str) -> str:
+        """Close and connect one server again (after a sign-in, or on request); its new state."""
+        connection = self.connections[name]
+        task = self._tasks.pop(name, None)
+        if task is not None and not task.done():
+            task.cancel()
+        await connection.close()
+        if not connection.server.enabled:
+            self._withdraw(connection)
+            return "disabled"
+        task = asyncio.ensure_future(self._connect(connection))
+        self._tasks[name] = task
+        await asyncio.shield(task)
+        return connection.state
+
+    def reconnect_signed_in(self) -> None:
+        """Servers waiting for sign-in whose tokens appeared (a sign-in in another pi) reconnect in
+        the background; their tools register once connected."""
+        from pi.app.mcp.auth_store import load_credentials
+        from pi.app.mcp.oauth_tokens import access_token
+
+        for connection in self.enabled():
+            if connection.state != "needs-auth" or connection.name in self._reconnecting:
+                continue
+            state = load_credentials(self.agent_dir, connection.server) or {}
+            token = access_token(state)
+            if token is None or token == self._rejected.get(connection.name):
+                continue
+            self._rejected[connection.name] = token
+            self._reconnecting.add(connection.name)
+            task = asyncio.ensure_future(self._reconnect_quietly(connection.name))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def _reconnect_quietly(self, name: str) -> None:
+        try:
+            await self.reconnect(name)
+        except Exception as error:
+            log.info("MCP server %s: reconnect after sign-in failed: %s", name, error)
+        finally:
+            self._reconnecting.discard(name)
+
+    def _withdraw(self, connection: McpConnection) -> None:
+        """Re-register every tool of the server `hidden` (a disabled server offers nothing)."""
+        old = self.definitions.get(connection.name, {})
+        hidden = {name: withdrawn(definition) for name, definition in old.items()}
+        for definition in hidden.values():
+            self.register(definition)
+        self.definitions[connection.name] = hidden
+
+    async def set_enabled(self, name: str, enabled: bool) -> str:
+        """Switch a server on (connects it) or off (closes it and hides its tools)."""
+        self.connections[name].server.enabled = enabled
+        return await self.reconnect(name)
+
+    async def set_exposure(self, name: str, exposure: ServerExposure) -> None:
+        """Change the server's exposure; its tools are registered again with the new one."""
+        connection = self.connections[name]
+        connection.server.exposure = exposure
+        if connection.state == "connected":
+            self._publish(connection)
+
     async def shutdown(self) -> None:
         """Close every connection (stdio servers get pi's close sequence)."""
-        for task in self._tasks.values():
+        for task in [*self._tasks.values(), *self._background]:
             if not task.done():
                 task.cancel()
         await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)

@@ -13,6 +13,7 @@ import atexit
 import contextlib
 import os
 import signal
+import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,23 @@ def _kill_leftover_groups() -> None:
     """Servers end with pi even when pi exits without closing them."""
     for pid in list(_live_groups):
         _signal_group(pid, signal.SIGKILL)
+
+
+def _end_with_host_on_sigterm() -> None:
+    """A SIGTERM with Python's default action ends the process without running `atexit`, which
+    would leave the servers' process groups behind. When nobody else handles SIGTERM, end the
+    groups first, then let the signal take its default course (same exit status as before)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+
+    def on_term(signo: int, _frame: object) -> None:
+        _kill_leftover_groups()
+        signal.signal(signo, signal.SIG_DFL)
+        os.kill(os.getpid(), signo)
+
+    signal.signal(signal.SIGTERM, on_term)
 
 
 @dataclass(slots=True)
@@ -60,6 +78,7 @@ async def spawn(command: str, args: list[str], env: dict[str, str], cwd: str | N
         limit=LINE_LIMIT,
     )
     _live_groups.add(process.pid)
+    _end_with_host_on_sigterm()
     return StdioProcess(process)
 
 

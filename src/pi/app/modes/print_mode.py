@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pi.ai.types import AssistantMessage, ImageContent, TextContent
 from pi.app.agent_session import AgentSession
@@ -18,6 +18,11 @@ from pi.app.modes.jsonl import JsonlWriter
 from pi.app.session_events import SessionEvent
 
 TRUNCATED_MESSAGE = "Response was truncated: the model reached its output token limit."
+
+
+def _print_extension_error(info: Any) -> None:
+    sys.stderr.write(f"Extension error ({info.extension_path}): {info.error}\n")
+    sys.stderr.flush()
 
 
 async def run_print_mode(
@@ -35,8 +40,14 @@ async def run_print_mode(
 
         session.subscribe(emit, awaited=True)
 
+    if session.extension_runner is not None:
+        session.on_extension_error(_print_extension_error)
+        await session.bind_extensions(mode=mode if mode == "json" else "print")
     for index, text in enumerate(messages):
         await session.prompt(text, images if index == 0 else None)
+    if session.extension_runner is not None:
+        await session.wait_for_idle()
+        await session.shutdown_extensions("quit")
 
     if mode == "json":
         return 0

@@ -93,6 +93,38 @@ class RpcServer:
             "get_tree": self._get_tree,
         }
         session.subscribe(self._on_event, awaited=True)
+        self.ui: Any = None
+        """The `ctx.ui` extensions get (`RpcUI`), created when the session has extensions."""
+        self._stop = asyncio.Event()
+        self._shutdown_requested = False
+        self._active_commands = 0
+
+    async def bind_extensions(self) -> None:
+        """Give the session's extensions the RPC `ctx.ui`, report their errors, emit `session_start`."""
+        session = self.session
+        if session.extension_runner is None:
+            return
+        from pi.app.extensions.rpc_ui import RpcUI
+
+        self.ui = RpcUI(self.writer.write, on_prompt=session.notify_extension_ui_prompt)
+        session.on_extension_error(self._on_extension_error)
+        session.set_extension_shutdown_handler(self._request_shutdown)
+        await session.bind_extensions(ui=self.ui, mode="rpc")
+
+    def _on_extension_error(self, info: Any) -> None:
+        self.writer.write(
+            {"type": "extension_error", "extensionPath": info.extension_path, "event": info.event, "error": info.error}
+        )
+
+    def _request_shutdown(self) -> None:
+        """`ctx.shutdown()`: stop reading once the command being handled has answered and the run settled."""
+        self._shutdown_requested = True
+        if self._active_commands == 0:
+            self._spawn(self._stop_when_idle())
+
+    async def _stop_when_idle(self) -> None:
+        await self.session.wait_for_idle()
+        self._stop.set()
 
     def register(self, command: str, handler: Handler) -> None:
         """Add a command (sessions, compaction and export register theirs here)."""
@@ -125,24 +157,50 @@ class RpcServer:
             self._respond(None, "parse", False, error="Failed to parse command: expected a JSON object")
             return
         command_type = command.get("type")
+        if command_type == "extension_ui_response":
+            if self.ui is not None:
+                self.ui.handle_response(command)
+            return
         handler = self._handlers.get(command_type) if isinstance(command_type, str) else None
         if handler is None or not isinstance(command_type, str):
             self._respond(command.get("id"), str(command_type), False, error=f"Unknown command: {command_type}")
             return
-        if command_type in _BESIDE_READER:
+        if command_type in _BESIDE_READER or self._is_extension_command(command):
             self._spawn(self._dispatch(handler, command, command_type))
             # Let it start, so that a stop command already waiting in the input finds it running.
             await asyncio.sleep(0)
         else:
             await self._dispatch(handler, command, command_type)
 
+    def _is_extension_command(self, command: dict[str, Any]) -> bool:
+        """Whether extension code may wait on a dialog while this command runs, so that the reader must
+        go on reading (the answer comes as a later line): an extension `/command`, or a session change
+        an extension gates."""
+        runner = self.session.extension_runner
+        if runner is None:
+            return False
+        kind = command.get("type")
+        if kind in ("new_session", "switch_session"):
+            return runner.has_handlers("session_before_switch")
+        if kind in ("fork", "clone"):
+            return runner.has_handlers("session_before_fork")
+        message = command.get("message")
+        if kind != "prompt" or not isinstance(message, str):
+            return False
+        return message.startswith("/") and runner.registry.command(message[1:].partition(" ")[0]) is not None
+
     async def _dispatch(self, handler: Handler, command: dict[str, Any], command_type: str) -> None:
         command_id = command.get("id")
+        self._active_commands += 1
         try:
             data = await handler(command)
         except Exception as exc:  # any failure of one command is that command's error response
             self._respond(command_id, command_type, False, error=str(exc) or type(exc).__name__)
             return
+        finally:
+            self._active_commands -= 1
+            if self._shutdown_requested and self._active_commands == 0:
+                self._spawn(self._stop_when_idle())
         self._respond(command_id, command_type, True, data)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
@@ -151,12 +209,34 @@ class RpcServer:
         task.add_done_callback(self._tasks.discard)
 
     async def run(self, lines: AsyncIterator[str] | None = None) -> int:
-        async for line in lines if lines is not None else stdin_lines():
+        await self.bind_extensions()
+        source = lines if lines is not None else stdin_lines()
+        while True:
+            line = await self._next_line(source)
+            if line is None:
+                break
             await self.handle_line(line)
         await self.session.wait_for_idle()
         for task in list(self._tasks):
             await task
+        await self.session.shutdown_extensions("quit")
         return 0
+
+    async def _next_line(self, source: AsyncIterator[str]) -> str | None:
+        """The next command line, or None at the end of input or once an extension asked to shut down."""
+        if self._stop.is_set():
+            return None
+        reading = asyncio.ensure_future(anext(source))
+        stopping = asyncio.ensure_future(self._stop.wait())
+        await asyncio.wait({reading, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        if not reading.done():
+            reading.cancel()
+            return None
+        try:
+            return reading.result()
+        except StopAsyncIteration:
+            return None
 
     # -- commands ----------------------------------------------------------------------------------
 
@@ -278,7 +358,10 @@ class RpcServer:
         return {"text": self.session.last_assistant_text()}
 
     async def _set_session_name(self, command: dict[str, Any]) -> None:
-        self.session.set_session_name(_text(command, "name"))
+        name = _text(command, "name").strip()
+        if not name:
+            raise ValueError("Session name cannot be empty")
+        self.session.set_session_name(name)
 
     async def _compact(self, command: dict[str, Any]) -> dict[str, Any]:
         instructions = command.get("customInstructions")
@@ -286,12 +369,10 @@ class RpcServer:
 
     async def _new_session(self, command: dict[str, Any]) -> dict[str, Any]:
         parent = command.get("parentSession")
-        await self.session.new_session(parent if isinstance(parent, str) else None)
-        return {"cancelled": False}
+        return await self.session.new_session(parent if isinstance(parent, str) else None)
 
     async def _switch_session(self, command: dict[str, Any]) -> dict[str, Any]:
-        await self.session.switch_session(_text(command, "sessionPath"))
-        return {"cancelled": False}
+        return await self.session.switch_session(_text(command, "sessionPath"))
 
     async def _fork(self, command: dict[str, Any]) -> dict[str, Any]:
         return await self.session.fork(_text(command, "entryId"))

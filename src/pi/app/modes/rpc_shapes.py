@@ -81,14 +81,24 @@ def session_stats_json(session: AgentSession) -> dict[str, Any]:
     return out
 
 
+def _source_info(path: str, source: str) -> dict[str, Any]:
+    scope = "project" if source == "project" else "user"
+    return {"path": path, "source": source, "scope": scope, "origin": "top-level"}
+
+
 def commands_json(session: AgentSession) -> list[dict[str, Any]]:
+    """Extension commands (load order, `name:N` for shared names), then prompt templates, then skills."""
     commands: list[dict[str, Any]] = []
+    runner = session.extension_runner
+    if runner is not None:
+        commands.extend(info.to_json_dict() for info in runner.registry.command_infos())
     for template in session.resources.templates:
         commands.append(
             {
                 "name": template.name,
                 "description": template.description,
                 "source": "prompt",
+                "sourceInfo": _source_info(str(template.path), str(template.source)),
                 "location": template.source,
                 "path": str(template.path),
             }
@@ -99,6 +109,7 @@ def commands_json(session: AgentSession) -> list[dict[str, Any]]:
                 "name": f"skill:{skill.name}",
                 "description": skill.description,
                 "source": "skill",
+                "sourceInfo": _source_info(str(skill.path), str(skill.source)),
                 "location": skill.source,
                 "path": str(skill.path),
             }

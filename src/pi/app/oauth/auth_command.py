@@ -31,7 +31,13 @@ def run_auth_command(
     input: IO[str] | None = None,
 ) -> int:
     """Run `pi auth <argv>`; returns the exit code. `interaction`/`context` let tests drive a login."""
-    ctx = context or OAuthContext(agent_dir=agent_dir)
+    if context is None:
+        import os
+
+        from pi.app.oauth.providers import table_from_env
+
+        context = OAuthContext(providers=table_from_env(os.environ), agent_dir=agent_dir)
+    ctx = context
     if ctx.agent_dir is None:
         ctx.agent_dir = agent_dir
     store = OAuthStore(agent_dir / "auth.json")

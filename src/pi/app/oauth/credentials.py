@@ -14,14 +14,6 @@ from pi.app.oauth.flows.base import OAuthContext, OAuthFlow
 from pi.app.oauth.refresh import fresh_credential
 from pi.app.oauth.store import OAuthStore
 
-ANTHROPIC_OAUTH_HEADERS = {
-    "accept": "application/json",
-    "anthropic-dangerous-direct-browser-access": "true",
-    "user-agent": "claude-cli/2.1.322",
-    "x-app": "cli",
-}
-ANTHROPIC_OAUTH_BETAS = ("claude-code-20250219", "oauth-2025-04-20")
-
 
 @dataclass(frozen=True)
 class RequestAuth:
@@ -77,8 +69,10 @@ def oauth_request_auth(provider: str, entry: dict[str, Any]) -> RequestAuth:
         base = copilot_base_url(access, enterprise if isinstance(enterprise, str) else None)
         return RequestAuth(access, "oauth", copilot_headers(GitHubCopilotOAuth()), base, bearer=True)
     if provider == "anthropic":
-        beta = ",".join(ANTHROPIC_OAUTH_BETAS)
-        return RequestAuth(access, "oauth", {**ANTHROPIC_OAUTH_HEADERS, "anthropic-beta": beta}, bearer=True)
+        # The Anthropic wire API recognises a subscription token (`sk-ant-oat`) itself and sends it in
+        # Claude Code's shape (Bearer, beta flags, identity block, tool names); extra headers here
+        # would only override its beta list.
+        return RequestAuth(access, "oauth", bearer=True)
     return RequestAuth(access, "oauth", bearer=provider == "kimi-coding")
 
 

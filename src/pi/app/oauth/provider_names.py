@@ -15,11 +15,14 @@ def _flows() -> dict[str, OAuthFlow]:
 
 
 def oauth_flows() -> dict[str, OAuthFlow]:
-    return dict(_flows())
+    """The built-in flows, then those extensions registered (an extension may replace a built-in one)."""
+    from pi.app.oauth.registry import registered_flows
+
+    return {**_flows(), **registered_flows()}
 
 
 def display_name(provider: str) -> str:
-    flow = _flows().get(provider)
+    flow = oauth_flows().get(provider)
     return flow.name if flow is not None else provider
 
 

@@ -8,6 +8,8 @@ provider only echoes back are left as they are), and `dataclasses.replace` for a
 from __future__ import annotations
 
 import dataclasses
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -173,9 +175,40 @@ REFRESH_TIMEOUT_SECONDS = 15.0
 MAX_SAFE_INTEGER = 9007199254740991
 """`expires` of a credential that never expires (JavaScript's Number.MAX_SAFE_INTEGER)."""
 CALLBACK_HOST_ENV = "PI_OAUTH_CALLBACK_HOST"
+ENDPOINTS_ENV = "PI_OAUTH_ENDPOINTS"
+"""JSON object `{"<table field>": "http://host:port", ...}`: send those providers' OAuth calls there.
+
+For a pi process under test (loopback stubs); unset in normal use, when every value is the protocol's."""
+
+
+def table_from_env(env: Mapping[str, str]) -> ProviderTable:
+    """The production table, with the providers `PI_OAUTH_ENDPOINTS` names rebased; bad values are ignored."""
+    raw = env.get(ENDPOINTS_ENV)
+    table = ProviderTable()
+    if not raw:
+        return table
+    try:
+        bases = json.loads(raw)
+    except ValueError:
+        return table
+    if not isinstance(bases, dict):
+        return table
+    changes: dict[str, Any] = {}
+    for name, base in bases.items():
+        current = getattr(table, name, None) if isinstance(name, str) else None
+        if not isinstance(current, _Rebasable) or not isinstance(base, str):
+            continue
+        if isinstance(current, GitHubCopilotOAuth):
+            current = dataclasses.replace(
+                current, github_base_override=base, api_base_override=base, models_base_override=base
+            )
+        changes[name] = current.with_base(base)
+    return dataclasses.replace(table, **changes)
+
 
 __all__ = [
     "CALLBACK_HOST_ENV",
+    "ENDPOINTS_ENV",
     "MAX_SAFE_INTEGER",
     "REFRESH_MARGIN_MS",
     "REFRESH_TIMEOUT_SECONDS",
@@ -189,4 +222,5 @@ __all__ = [
     "ProviderTable",
     "RadiusOAuth",
     "XaiOAuth",
+    "table_from_env",
 ]

@@ -1,7 +1,13 @@
-"""The built-in login flows by provider id, in the order `/login` lists them."""
+"""The login flows by provider id: the built-in ones in the order `/login` lists them, and those
+extensions register (`register_provider(..., oauth=...)`), grouped by the extension that added them
+so that a reload removes exactly its own."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from pi.ai.types import Model
 from pi.app.oauth.flows.anthropic import AnthropicFlow
 from pi.app.oauth.flows.base import OAuthFlow
 from pi.app.oauth.flows.github_copilot import GitHubCopilotFlow
@@ -29,4 +35,45 @@ def builtin_flows() -> dict[str, OAuthFlow]:
     return {flow.id: flow for flow in flows}
 
 
-__all__ = ["builtin_flows"]
+_registered: dict[str, tuple[OAuthFlow, str | None]] = {}
+_modifiers: dict[str, Callable[[list[Model], dict[str, Any]], list[Model]]] = {}
+
+
+def register_oauth_flow(
+    flow: OAuthFlow,
+    source_id: str | None = None,
+    modify_models: Callable[[list[Model], dict[str, Any]], list[Model]] | None = None,
+) -> None:
+    """Offer `flow` in `/login` and use it to refresh its provider's stored credential.
+
+    `modify_models(models, credential)` gets the provider's models and its stored entry whenever
+    the model list is built, and returns the models to offer.
+    """
+    _registered[flow.id] = (flow, source_id)
+    if modify_models is not None:
+        _modifiers[flow.id] = modify_models
+    else:
+        _modifiers.pop(flow.id, None)
+
+
+def unregister_oauth_flows(source_id: str) -> None:
+    for provider in [p for p, (_, src) in _registered.items() if src == source_id]:
+        del _registered[provider]
+        _modifiers.pop(provider, None)
+
+
+def registered_flows() -> dict[str, OAuthFlow]:
+    return {provider: flow for provider, (flow, _) in _registered.items()}
+
+
+def registered_modifiers() -> dict[str, Callable[[list[Model], dict[str, Any]], list[Model]]]:
+    return dict(_modifiers)
+
+
+__all__ = [
+    "builtin_flows",
+    "register_oauth_flow",
+    "registered_flows",
+    "registered_modifiers",
+    "unregister_oauth_flows",
+]

@@ -27,7 +27,7 @@ _USAGE = {
     "install": "Usage: pi install <source> [-l]",
     "remove": "Usage: pi remove <source> [-l]",
     "uninstall": "Usage: pi uninstall <source> [-l]",
-    "update": "Usage: pi update [--extensions | --extension <source> | <source>]",
+    "update": "Usage: pi update [--self | --extensions | --extension <source> | <source> | --all]",
     "list": "Usage: pi list",
 }
 _DIM, _UNDIM = "\x1b[2m", "\x1b[22m"
@@ -43,6 +43,11 @@ class _Args:
     source: str | None = None
     local: bool = False
     approve: bool | None = None
+    packages: bool = False
+    """`update`: reconcile packages (`--extensions`, `--all`, or a source)."""
+    self_update: bool = False
+    """`update`: update pi itself (bare `update`, `--self`, `self`, `pi`, `--all`, `--force`)."""
+    force: bool = False
 
 
 def _parse(command: str, rest: Sequence[str]) -> _Args:
@@ -56,8 +61,10 @@ def _parse(command: str, rest: Sequence[str]) -> _Args:
             args.approve = True
         elif arg in ("-na", "--no-approve"):
             args.approve = False
-        elif command == "update" and arg == "--extensions":
-            continue
+        elif command == "update" and arg in ("--extensions", "--self", "--all", "--force"):
+            args.packages = args.packages or arg in ("--extensions", "--all")
+            args.self_update = args.self_update or arg in ("--self", "--all", "--force")
+            args.force = args.force or arg == "--force"
         elif command == "update" and arg == "--extension" and items:
             args.source = items.pop(0)
         elif arg.startswith("-") or (args.source is not None or command == "list"):
@@ -66,6 +73,13 @@ def _parse(command: str, rest: Sequence[str]) -> _Args:
             args.source = arg
     if command in ("install", "remove", "uninstall") and args.source is None:
         raise _UsageError(f"Missing {command} source.")
+    if command == "update":
+        if args.source in ("self", "pi"):
+            args.source, args.self_update = None, True
+        elif args.source is not None:
+            args.packages = True
+        if not args.packages:
+            args.self_update = True
     return args
 
 
@@ -196,6 +210,16 @@ class _Runner:
         return read_entries(self.store, "user", warnings) + read_entries(self.store, "project", warnings)
 
     async def update(self) -> int:
+        code = 0
+        if self.args.self_update:
+            from pi.app.packages.self_update import update_self
+
+            code = await update_self(self.store.agent_dir, self.out, self.err, force=self.args.force)
+        if self.args.packages:
+            code = max(code, await self.update_packages())
+        return code
+
+    async def update_packages(self) -> int:
         warnings: list[str] = []
         entries = self._entries(warnings)
         if self.args.source is not None:

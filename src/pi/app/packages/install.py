@@ -236,17 +236,43 @@ def is_installed(store: PackageStore, source: PackageSource, scope: Scope) -> bo
 
 
 async def pip_install(target: Path, requirement_args: list[str]) -> None:
-    """`pip install --target` with the host constraints; raises PackageInstallError with pip's last words."""
-    with tempfile.TemporaryDirectory(prefix="pi-constraints-") as scratch:
-        constraints = Path(scratch) / "host-constraints.txt"
-        constraints.write_text("\n".join(host_constraints()) + "\n", encoding="utf-8")
-        args = [sys.executable, "-m", "pip", "install", "--target", str(target), "--upgrade"]
-        args += ["--disable-pip-version-check", "--constraint", str(constraints), *requirement_args]
-        logger.info("running %s", " ".join(args))
-        result = await run_command(args)
-    if result.code != 0:
-        lines = [line for line in result.stderr.splitlines() if line.strip()] or [f"pip exited with code {result.code}"]
-        raise PackageInstallError(f"pip failed for {' '.join(requirement_args)}: {lines[-1].strip()}")
+    """`pip install --target` with the host constraints; raises PackageInstallError with pip's last words.
+
+    pip installs into a fresh sibling directory that then replaces `target`: installing over an
+    older copy would leave the old version's metadata beside the new one, and a failed install
+    leaves the old copy untouched.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
+    try:
+        with tempfile.TemporaryDirectory(prefix="pi-constraints-") as scratch:
+            constraints = Path(scratch) / "host-constraints.txt"
+            constraints.write_text("\n".join(host_constraints()) + "\n", encoding="utf-8")
+            args = [sys.executable, "-m", "pip", "install", "--target", str(staging), "--upgrade"]
+            args += ["--disable-pip-version-check", "--constraint", str(constraints), *requirement_args]
+            logger.info("running %s", " ".join(args))
+            result = await run_command(args)
+        if result.code != 0:
+            lines = [ln for ln in result.stderr.splitlines() if ln.strip()] or [f"pip exited with code {result.code}"]
+            raise PackageInstallError(f"pip failed for {' '.join(requirement_args)}: {lines[-1].strip()}")
+        try:
+            _replace_directory(staging, target)
+        except OSError as error:
+            raise PackageInstallError(f"Could not put the installed files in {target}: {error}") from error
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _replace_directory(new: Path, target: Path) -> None:
+    """Put `new` in place of `target` with renames, so readers see the old or the new tree, never a mix."""
+    if not target.exists():
+        new.rename(target)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    old.rmdir()
+    target.rename(old)
+    new.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 async def install_package(store: PackageStore, source: PackageSource, scope: Scope) -> str | None:
@@ -262,32 +288,32 @@ async def install_package(store: PackageStore, source: PackageSource, scope: Sco
     if source.kind == "pypi":
         await pip_install(path, [source.location])
     else:
-        await _clone(source, path)
-        await _install_clone_dependencies(path)
+        await clone_repository(source, path)
+        await install_clone_dependencies(path)
     return installed_version(store, source, scope)
 
 
-async def _git(source: PackageSource, args: list[str], cwd: Path | None = None) -> CommandResult:
+async def run_git(source: PackageSource, args: list[str], cwd: Path | None = None) -> CommandResult:
     result = await run_command(["git", *args], cwd=cwd, env=git_environment())
     if result.code != 0:
         raise git_failure(source.raw, result)
     return result
 
 
-async def _clone(source: PackageSource, path: Path) -> None:
+async def clone_repository(source: PackageSource, path: Path) -> None:
     """Clone (or refresh an existing clone's refs), then check out the ref when one is given."""
     if (path / ".git").exists():
-        await _git(source, ["fetch", "--quiet", "--tags", "origin"], cwd=path)
+        await run_git(source, ["fetch", "--quiet", "--tags", "origin"], cwd=path)
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists():
             shutil.rmtree(path)
-        await _git(source, ["clone", "--quiet", source.location, str(path)])
+        await run_git(source, ["clone", "--quiet", source.location, str(path)])
     if source.ref is not None:
-        await _git(source, ["checkout", "--quiet", "--detach", source.ref], cwd=path)
+        await run_git(source, ["checkout", "--quiet", "--detach", source.ref], cwd=path)
 
 
-async def _install_clone_dependencies(clone: Path) -> None:
+async def install_clone_dependencies(clone: Path) -> None:
     site = clone / SITE_DIR
     if (clone / "pyproject.toml").is_file() or (clone / "setup.py").is_file():
         await pip_install(site, [str(clone)])
@@ -303,9 +329,9 @@ async def update_package(store: PackageStore, source: PackageSource, scope: Scop
     if before is None or source.kind == "pypi":
         return before, await install_package(store, source, scope)
     path = store.install_path(source, scope)
-    await _git(source, ["fetch", "--quiet", "origin"], cwd=path)
-    await _git(source, ["reset", "--quiet", "--hard", "origin/HEAD"], cwd=path)
-    await _install_clone_dependencies(path)
+    await run_git(source, ["fetch", "--quiet", "origin"], cwd=path)
+    await run_git(source, ["reset", "--quiet", "--hard", "origin/HEAD"], cwd=path)
+    await install_clone_dependencies(path)
     return before, installed_version(store, source, scope)
 
 
@@ -322,15 +348,19 @@ __all__ = [
     "UNTRUSTED_STORAGE",
     "PackageInstallError",
     "PackageStore",
+    "clone_repository",
     "credential_hint",
     "ensure_install_root",
     "git_environment",
     "host_constraints",
     "host_dependency_warning",
+    "install_clone_dependencies",
     "install_package",
     "installed_version",
     "is_installed",
     "outside_root_message",
+    "pip_install",
     "remove_package_files",
+    "run_git",
     "update_package",
 ]

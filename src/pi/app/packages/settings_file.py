@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pi.atomic_file import write_file_atomically
-
 
 class SettingsFileError(Exception):
     """A settings file that cannot be read as a JSON object; it is left untouched."""
@@ -41,6 +39,8 @@ def read_packages(path: Path) -> list[object]:
 
 def write_packages(path: Path, packages: list[object]) -> None:
     """Replace the `packages` key atomically (2-space JSON and a final newline)."""
+    from pi.atomic_file import write_file_atomically
+
     data = read_settings(path)
     data["packages"] = packages
     write_file_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

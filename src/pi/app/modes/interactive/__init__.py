@@ -6,6 +6,9 @@ import logging
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
     from pi.app.agent_session import AgentSession
     from pi.app.modes.interactive.context import InteractiveContext
     from pi.tui.terminal import Terminal
@@ -14,8 +17,13 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-def resolve_theme(context: InteractiveContext, settings_theme: object, terminal: Terminal) -> Theme:
-    """`--theme`, else the `theme` setting: a built-in, a file, a theme in `<agent-dir>/themes`, or `system`."""
+def resolve_theme(
+    context: InteractiveContext, settings_theme: object, terminal: Terminal, package_themes: Sequence[Path] = ()
+) -> Theme:
+    """`--theme`, else the `theme` setting: a built-in, a file, a theme in `<agent-dir>/themes`, or `system`.
+
+    `package_themes` are theme files from installed packages, found by file name after the themes dirs.
+    """
     from pi.tui.theme import ThemeError, load_theme
     from pi.tui.theme_system import system_theme
 
@@ -25,9 +33,20 @@ def resolve_theme(context: InteractiveContext, settings_theme: object, terminal:
     env = terminal.environ
     truecolor = env.get("COLORTERM") in ("truecolor", "24bit") or env.get("PI_TRUE_COLOR") == "1"
     color_mode: ColorMode = "truecolor" if truecolor else "256"
+    from pi.app.modes.interactive.theme_live import theme_pair
+
+    pair = theme_pair(name)
+    if pair is not None:  # `light/dark`: the terminal's appearance picks one
+        from pi.tui.theme_system import appearance_from_env
+
+        name = pair[0] if appearance_from_env(None, env) == "light" else pair[1]
     if name != "system":
+        dirs = [context.agent_dir / "themes", context.cwd / ".pi" / "themes"]
+        packaged = next((p for p in package_themes if p.stem == name), None)
+        if packaged is not None and not any((d / f"{name}.json").is_file() for d in dirs):
+            name = str(packaged)
         try:
-            return load_theme(name, [context.agent_dir / "themes", context.cwd / ".pi" / "themes"], color_mode)
+            return load_theme(name, dirs, color_mode)
         except ThemeError as exc:
             context.startup_warnings.append(str(exc))
     return system_theme(None, color_mode, terminal.environ)
@@ -40,7 +59,7 @@ async def run_interactive_mode(session: AgentSession, context: InteractiveContex
     from pi.tui.terminal import TtyTerminal
 
     terminal = context.terminal if context.terminal is not None else TtyTerminal()
-    theme = resolve_theme(context, session.settings.get("theme"), terminal)
+    theme = resolve_theme(context, session.settings.get("theme"), terminal, session.resources.themes)
     keybindings = context.keybindings or load_keybindings(context.agent_dir / "keybindings.json")
     app = InteractiveApp(session, context, terminal, theme, keybindings)
     try:

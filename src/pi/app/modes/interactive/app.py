@@ -36,8 +36,11 @@ if TYPE_CHECKING:
     from pi.app.agent_session import AgentSession
     from pi.app.modes.interactive.commands.api import ScreenSnapshot
     from pi.app.modes.interactive.context import InteractiveContext
+    from pi.app.modes.interactive.extension_ui_binding import ExtensionUIBinding
     from pi.tui.component import Component, Focusable
     from pi.tui.keybindings import KeybindingsManager
+    from pi.tui.search import TranscriptSearch
+    from pi.tui.selection import Selection
     from pi.tui.terminal import Terminal
     from pi.tui.theme import Theme
 
@@ -129,6 +132,14 @@ class InteractiveApp:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._unsubscribe: Callable[[], None] | None = None
         self._ticker: asyncio.Task[None] | None = None
+        self.selection: Selection | None = None
+        self.starting = True
+        self.chat_session_id: str | None = session.session_id
+        """The session whose messages the chat shows (a `session_start` for it needs no redraw)."""
+        """Until extensions are attached, Enter keeps the text (`Startup is still in progress`)."""
+        self.search: TranscriptSearch | None = None
+        self.extension_ui: ExtensionUIBinding | None = None
+        """The extensions' side of the UI (`ctx.ui`, their commands, shortcuts, renderers), once attached."""
 
     # --- lifecycle ------------------------------------------------------------------------------
     async def run(self) -> int:
@@ -146,11 +157,24 @@ class InteractiveApp:
             else:
                 self.header.scope_line = line
         self._show_startup()
-        self.tui.start()
+        from pi.app.modes.interactive.terminal_status import prepare_status_query
+
+        prepare_status_query(self)
+        self.tui.start(query_palette=self.theme.source == "system")
+        from pi.app.modes.interactive.theme_live import follow_terminal_palette
+        from pi.app.modes.interactive.transcript_mouse import enable_transcript_mouse
+
+        follow_terminal_palette(self)
+
+        self.selection, self.search = enable_transcript_mouse(self)
         previous_resize = term.on_resize
         term.on_resize = lambda: self._on_resize(previous_resize)
         self.tui.set_focus(self.slot)
         self.update_title()
+        from pi.app.modes.interactive.extension_ui_binding import attach_extensions
+
+        self.extension_ui = await attach_extensions(self)
+        self.starting = False
         if self.context.initial_prompt:
             self.submit_text(self.context.initial_prompt, images=self.context.initial_images)
         self.request_render()
@@ -166,14 +190,17 @@ class InteractiveApp:
             previous()
 
     def _show_startup(self) -> None:
-        for text in self.context.startup_warnings:
-            self.chat.add_warning(text)
-        for text in tmux_warnings(self.terminal.environ):
-            self.chat.add_warning(text)
+        """The resumed messages, notices and warnings, and What's New, in pi's startup order."""
         if self.session.messages:
             self.chat.rebuild(self.session.messages)
             for text in _user_history(self.session.messages):
                 self.editor.add_to_history(text)
+        for text in self.context.startup_notices:
+            self.chat.add_status(text)
+        for text in self.context.startup_warnings:
+            self.chat.add_warning(text)
+        for text in tmux_warnings(self.terminal.environ):
+            self.chat.add_warning(text)
         if self.session.model is None:
             self.chat.add_warning(no_model_help(self.context.agent_dir))
         from pi.app.modes.interactive.whats_new import whats_new
@@ -181,8 +208,15 @@ class InteractiveApp:
         notes = whats_new(self)
         if notes is not None:
             self.chat.add_notice(notes)
+        from pi.app.packages.update_notice import extension_updates_panel
+
+        updates = extension_updates_panel(self)
+        if updates is not None:
+            self.chat.add_notice(updates)
 
     async def _shutdown(self) -> None:
+        if self.extension_ui is not None:
+            await self.extension_ui.close()
         if self._unsubscribe is not None:
             self._unsubscribe()
         self.slot.set_working(None)
@@ -250,6 +284,7 @@ class InteractiveApp:
 
     def rebuild_chat(self) -> None:
         self.chat.rebuild(self.session.messages)
+        self.chat_session_id = self.session.session_id
         self.queue.set_queues(self.session.steering_queue, self.session.follow_up_queue)
         self.editor.thinking_level = self.session.thinking_level
         self.footer.refresh()
@@ -260,6 +295,8 @@ class InteractiveApp:
         from pi.tui.keybindings import load_keybindings
 
         self.keybindings.bindings.update(load_keybindings(self.agent_dir / "keybindings.json").bindings)
+        if self.extension_ui is not None:
+            await self.extension_ui.reload()
         self.resources_view.resources = self.session.resources
         self.resources_view.invalidate()
         self.tui.invalidate()
@@ -348,6 +385,10 @@ class InteractiveApp:
 
     # --- the editor's text --------------------------------------------------------------------------
     def _on_editor_submit(self, text: str) -> None:
+        if self.starting:  # Enter before setup finished: keep the text for later
+            self.editor.set_text(text)
+            self.show_status("Startup is still in progress")
+            return
         self.submit_text(text)
 
     def submit_from_editor(self, *, follow_up: bool) -> None:
@@ -375,6 +416,11 @@ class InteractiveApp:
             self.bash.start(text)
             return
         self.editor.add_to_history(text)
+        from pi.app.modes.interactive.compaction_queue import compacting, hold_for_compaction
+
+        if compacting(self):
+            hold_for_compaction(self, text)
+            return
         if self.session.is_streaming:
             self.spawn(self.session.prompt(text, images, streaming_behavior="steer", source="interactive"))
             return
@@ -410,7 +456,8 @@ class InteractiveApp:
     def _restore_queue(self) -> int:
         """Move every queued message into the editor, before what is typed there; returns how many."""
         steering, follow_up = self.session.clear_queue()
-        texts = [*steering, *follow_up]
+        texts = [*steering, *follow_up, *self.queue.compaction_queue]
+        self.queue.compaction_queue.clear()
         if not texts:
             return 0
         current = self.editor.get_text()

@@ -59,13 +59,19 @@ class ChatView(Container):
         self.on_tick_needed: Callable[[], None] | None = None
         """Called when a component starts something that redraws on its own (a tool timer)."""
         self._pending: dict[int, tuple[AssistantMessageView, Any]] = {}
+        self.tool_renderer_hook: Callable[[str], Any] | None = None
+        """Extensions' renderer for a tool name (a card renderer, or None for pi's own)."""
+        self.custom_message_hook: Callable[[Any], Component | None] | None = None
+        """The view of a stored custom message (set while extensions are loaded)."""
+        self.markdown_hook: Callable[[str, str, bool], str] | None = None
+        """Extensions' markdown transformers: (message type, markdown, streaming) -> markdown to draw."""
 
     def render(self, width: int) -> list[str]:
         # Streaming replies are re-laid out once per frame, not once per token.
         if self._pending:
             pending, self._pending = self._pending, {}
             for view, message in pending.values():
-                view.update(message)
+                view.update(self._shown(message, True))
         return super().render(width)
 
     def assistant_update(self, view: AssistantMessageView, message: Any) -> None:
@@ -74,10 +80,20 @@ class ChatView(Container):
 
     def assistant_finish(self, view: AssistantMessageView, message: Any) -> None:
         self._pending.pop(id(view), None)
-        view.finish(message)
+        view.finish(self._shown(message, False))
 
     # --- adding --------------------------------------------------------------------------------
+    def _shown(self, message: Any, streaming: bool) -> Any:
+        """A reply as displayed: extensions' markdown transformers applied (the stored message stays as is)."""
+        if self.markdown_hook is None:
+            return message
+        from pi.app.modes.interactive.components.extension_markdown import displayed_reply
+
+        return displayed_reply(message, self.markdown_hook, streaming)
+
     def add_user(self, text: str) -> Component:
+        if self.markdown_hook is not None:
+            text = self.markdown_hook("user", text, False)
         view = UserMessageView(text, self.theme, self.output_pad, expanded=self.tools_expanded)
         self.add(view)
         return view
@@ -103,7 +119,7 @@ class ChatView(Container):
 
     def _new_tool_card(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCard:
         defined = name in self.tool_names() if self.tool_names is not None else None
-        return ToolCard(
+        card = ToolCard(
             name,
             call_id,
             args,
@@ -114,6 +130,10 @@ class ChatView(Container):
             now=self.now,
             defined=defined,
         )
+        renderer = self.tool_renderer_hook(name) if self.tool_renderer_hook is not None else None
+        if renderer is not None:
+            card.renderer = renderer
+        return card
 
     def tool_running(self, call_id: str, name: str, args: dict[str, Any]) -> None:
         self.tool_start(call_id, name, args).start()
@@ -188,7 +208,7 @@ class ChatView(Container):
             self.add_user(message_text(message.content))
         elif role == "assistant":
             view = self.assistant_start()
-            view.finish(message)
+            view.finish(self._shown(message, False))
             for block in message.content:
                 if getattr(block, "type", "") == "toolCall":
                     self.tool_start(block.id, block.name, dict(block.arguments))
@@ -199,6 +219,10 @@ class ChatView(Container):
             bash.append(message.output)
             bash.finish(message)
             self.add(bash)
+        elif role == "custom" and self.custom_message_hook is not None:
+            custom = self.custom_message_hook(message)
+            if custom is not None:
+                self.add(custom)
         elif role == "compactionSummary":
             self.add(CompactionView(message.tokens_before, message.summary, self.theme, expanded=self.tools_expanded))
 

@@ -55,6 +55,11 @@ async def run_from_cli(session: AgentSession, args: Args, messages: list[str], i
         session_dir=args.session_dir,
         model_scope=scope,
     )
+    from pi.app.modes.interactive.trust_prompt import untrusted_notice
+
+    notice = untrusted_notice(Path(session.cwd), context.agent_dir, args.approve)
+    if notice is not None:
+        context.startup_notices.append(notice)
     return await run_interactive_mode(session, context)
 
 

@@ -44,6 +44,8 @@ class InteractiveContext:
     """Model ids of `--models` / `enabledModels`, for the `Model scope:` line."""
     startup_warnings: list[str] = field(default_factory=list)
     """Warnings found before the UI started, shown in the chat (without the `Warning: ` prefix)."""
+    startup_notices: list[str] = field(default_factory=list)
+    """Dim lines shown after the resources and the resumed messages (the untrusted-project notice)."""
     terminal: Terminal | None = None
     """None: the process's own terminal (stdin/stdout)."""
     extra: dict[str, Any] = field(default_factory=dict)

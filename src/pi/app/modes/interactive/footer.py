@@ -146,9 +146,18 @@ class Footer:
             parts.append(f"W{format_tokens(t.cache_write)}")
         if t.last_cache_hit is not None:
             parts.append(f"CH{t.last_cache_hit:.1f}%")
-        if t.cost > 0:
-            parts.append(f"${t.cost:.3f}")
+        subscription = self._subscription()
+        if t.cost > 0 or subscription:
+            parts.append(f"${t.cost:.3f}" + (" (sub)" if subscription else ""))
         return " ".join(parts)
+
+    def _subscription(self) -> bool:
+        model = self.session.model
+        if model is None:
+            return False
+        from pi.app.oauth.subscription import uses_subscription
+
+        return uses_subscription(self.session.model_registry.auth, model.provider)
 
     def _context_part(self) -> str:
         model = self.session.model

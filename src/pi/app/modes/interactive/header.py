@@ -143,6 +143,8 @@ class ResourcesView:
         self.show_lists = show_lists
         self.expanded = False
         self._cache: tuple[tuple[object, ...], list[str]] | None = None
+        self.extensions: list[str] = []
+        """Paths of the loaded extensions for `[Extensions]` (built-ins are not listed); call `invalidate` after."""
 
     def set_expanded(self, expanded: bool) -> None:
         self.expanded = expanded
@@ -171,6 +173,14 @@ class ResourcesView:
             groups.append(
                 ("[Prompts]", [f"/{p.name}" for p in templates], [_display_path(p.path, self.home) for p in templates])
             )
+        if self.extensions:
+            paths = [Path(p) if not p.startswith("<") else None for p in self.extensions]
+            names = [self._relative(p) if p is not None else raw for p, raw in zip(paths, self.extensions, strict=True)]
+            shown = [
+                _display_path(p, self.home) if p is not None else raw
+                for p, raw in zip(paths, self.extensions, strict=True)
+            ]
+            groups.append(("[Extensions]", names, shown))
         return groups
 
     def render(self, width: int) -> list[str]:

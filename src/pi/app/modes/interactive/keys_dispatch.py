@@ -27,6 +27,7 @@ _BEFORE = (
     "app.model.select",
     "app.suspend",
     "app.editor.external",
+    "app.clipboard.pasteImage",
 )
 _AFTER = ("app.interrupt", "app.clear", "app.exit")
 
@@ -39,9 +40,13 @@ class KeyDispatch:
         self.clock = clock
         self.last_clear = -10.0
         self.last_escape = -10.0
+        self.extension_keys: Callable[[str], bool] | None = None
+        """Extension shortcuts: checked first (reserved keys never reach them); True when one ran."""
 
     def before_editor(self, data: str) -> bool:
         app = self.app
+        if self.extension_keys is not None and self.extension_keys(data):
+            return True
         action = app.keybindings.action_for(data, list(_BEFORE))
         if action is None:
             return False
@@ -67,6 +72,10 @@ class KeyDispatch:
             from pi.app.modes.interactive.external_editor import run_external_editor
 
             run_external_editor(app)
+        elif action == "app.clipboard.pasteImage":
+            from pi.app.modes.interactive.clipboard_paste import paste_from_clipboard
+
+            app.spawn(paste_from_clipboard(app))
         return True
 
     def after_editor(self, data: str) -> bool:

@@ -40,6 +40,8 @@ class EditorSlot:
         self.before_editor: KeyHandler | None = None
         self.after_editor: KeyHandler | None = None
         self.focused = True
+        self.working_text: Callable[[str, str], str | None] | None = None
+        """Extensions' say on the working indicator: (spinner frame, label) -> rule text, None for a plain rule."""
 
     @property
     def captures_scroll_keys(self) -> bool:
@@ -75,7 +77,11 @@ class EditorSlot:
         if self.selector is not None:
             return self.selector.render(width)
         if self.working_label is not None:
-            self.editor.working_label = f"{self.spinner.frame()} {self.working_label}".rstrip()
+            frame = self.spinner.frame()
+            text: str | None = f"{frame} {self.working_label}".rstrip()
+            if self.working_text is not None:
+                text = self.working_text(frame, self.working_label)
+            self.editor.working_label = text
         return self.editor.render(width)
 
 

@@ -10,7 +10,11 @@ if TYPE_CHECKING:
 
 def apply_setting(app: InteractiveApp, key: str, value: Any) -> None:
     """Apply one saved UI setting to the running app; keys the UI does not read live are ignored."""
-    if key == "tuiMode" and value in ("fullscreen", "regular"):
+    if key == "theme" and isinstance(value, str):
+        from pi.app.modes.interactive.theme_live import switch_theme
+
+        switch_theme(app, value)
+    elif key == "tuiMode" and value in ("fullscreen", "regular"):
         app.tui.set_mode(value)
     elif key == "hideThinkingBlock":
         app.chat.set_thinking_hidden(value is True)
@@ -22,6 +26,10 @@ def apply_setting(app: InteractiveApp, key: str, value: Any) -> None:
         app.tui.scrollbar = value
     elif key == "quietStartup":
         app.resources_view.show_lists = value not in (True, "header")
+    elif key == "fullscreenCopyOnSelect" and app.selection is not None:
+        app.selection.copy_on_select = value is not False
+    elif key == "fullscreenWheelScrollLines" and (value == "auto" or isinstance(value, int)):
+        app.tui.wheel.setting = value
     elif key == "steeringMode" and isinstance(value, str):
         app.session.set_steering_mode(value)
     elif key == "followUpMode" and isinstance(value, str):

@@ -46,6 +46,9 @@ class SessionBinding:
     # --- the run ---------------------------------------------------------------------------------
     def on_agent_start(self, event: Any) -> None:
         self.app.set_working(WORKING)
+        from pi.app.modes.interactive.terminal_status import report_working
+
+        report_working(self.app, True)
 
     def on_agent_end(self, event: Any) -> None:
         if getattr(event, "will_retry", False) and self.last is not None:
@@ -59,6 +62,11 @@ class SessionBinding:
         self.app.set_working(None)
         self.app.footer.refresh()
         self.app.flush_pending_bash()
+        from pi.app.modes.interactive.terminal_status import report_working
+
+        messages = self.app.session.messages
+        failed = bool(messages) and getattr(messages[-1], "stop_reason", None) == "error"
+        report_working(self.app, False, error=failed)
 
     def on_turn_end(self, event: Any) -> None:
         self.app.footer.refresh()
@@ -132,7 +140,11 @@ class SessionBinding:
         self.app.update_title()
 
     def on_session_start(self, event: Any) -> None:
-        self.app.chat.rebuild(self.app.session.messages)
+        app = self.app
+        # A command that switched sessions has already redrawn the chat and added its notice.
+        if app.chat_session_id != app.session.session_id:
+            app.chat.rebuild(app.session.messages)
+            app.chat_session_id = app.session.session_id
         self.app.footer.refresh()
         self.app.update_title()
 
@@ -158,6 +170,10 @@ class SessionBinding:
             self.app.chat.add_error(f"Compaction failed: {event.error_message}")
         self.app.footer.refresh()
         self.app.set_working(WORKING if self.app.session.is_streaming else None)
+        if self.app.queue.compaction_queue:
+            from pi.app.modes.interactive.compaction_queue import send_after_compaction
+
+            self.app.spawn(send_after_compaction(self.app))
 
     def on_auto_retry_start(self, event: Any) -> None:
         self.retrying = True

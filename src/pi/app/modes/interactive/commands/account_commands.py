@@ -1,32 +1,51 @@
 """/login, /logout, /trust, and the commands whose subsystems this version does not have yet.
 
-/login shows the method picker; the sign-in flows themselves are not part of this version, so a
-choice explains how to connect a provider with an API key instead. /share, /bug, /llama and /mcp
-say in one line what is missing and what to do instead.
+/login asks how to sign in (an account, an API key, or Radius), then which provider, then runs the
+provider's sign-in in a `LoginDialog` in the editor's place: the URL or device-code screen, a paste
+prompt raced against the loopback callback, Escape to go back. What it gets is saved to auth.json
+and the model list is rebuilt, so a Copilot login's endpoint and model list apply at once. /logout
+removes one stored credential (environment variables and models.json stay as they are). /share,
+/bug, /llama and /mcp say in one line what is missing and what to do instead.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi.app.modes.interactive.pickers.dialogs import SelectDialog
+from pi.app.modes.interactive.pickers.login_providers import (
+    LOGIN_TITLE as PROVIDER_TITLE,
+)
+from pi.app.modes.interactive.pickers.login_providers import (
+    LOGOUT_TITLE,
+    AuthType,
+    LoginProviderPicker,
+    ProviderOption,
+    status_suffix,
+)
 
 if TYPE_CHECKING:
+    from pi.app.auth import AuthStorage
     from pi.app.modes.interactive.commands.api import InteractiveApi
     from pi.app.modes.interactive.commands.registry import Handler
+    from pi.app.modes.interactive.pickers.login_dialog import LoginDialog
+
+log = logging.getLogger(__name__)
 
 LOGIN_TITLE = "Select authentication method:"
-LOGIN_OPTIONS = ("Sign in with an account", "Sign in with an API key", "Sign in with Radius • not configured")
-API_KEY_HELP = (
-    "set the provider's API key variable (for example ANTHROPIC_API_KEY or OPENAI_API_KEY) before starting pi, "
-    "or add the provider with an apiKey to <agent-dir>/models.json"
-)
-LOGIN_UNAVAILABLE = (
-    "Signing in with an account is not available in this version of pi. To connect a provider, " + API_KEY_HELP + "."
-)
-API_KEY_UNAVAILABLE = (
-    "Entering an API key here is not available in this version of pi yet. Instead, " + API_KEY_HELP + "."
+ACCOUNT_LABEL = "Sign in with an account"
+API_KEY_LABEL = "Sign in with an API key"
+RADIUS = "radius"
+LOGIN_CANCELLED = "Login cancelled"
+ANTHROPIC_SUBSCRIPTION_WARNING = (
+    "Anthropic subscription auth is active. Third-party harness usage draws from extra usage and is billed per "
+    "token, not your Claude plan limits. Manage extra usage at https://claude.ai/settings/usage. "
+    "Disable this warning in /settings."
 )
 NO_CREDENTIALS = (
     "No stored credentials to remove. /logout only removes credentials saved by /login; "
@@ -43,48 +62,233 @@ LLAMA_UNAVAILABLE = (
 MCP_UNAVAILABLE = "MCP servers are not available in this version of pi yet."
 
 
+def open_in_browser(url: str) -> None:
+    """Open the sign-in page in a browser, when there is one, without holding up the UI."""
+    import threading
+    import webbrowser
+
+    def run() -> None:
+        try:
+            webbrowser.open(url)
+        except webbrowser.Error as exc:
+            log.info("cannot open a browser: %s", exc)
+
+    threading.Thread(target=run, name="pi-login-browser", daemon=True).start()
+
+
+def login_options(api: InteractiveApi, auth_type: AuthType | None = None) -> list[ProviderOption]:
+    """Every provider `/login` can set up: account logins (flow order), then API-key providers (by id)."""
+    from pi.app.oauth.provider_names import oauth_flows
+
+    auth = api.session.model_registry.auth
+    options: list[ProviderOption] = []
+    flows = oauth_flows()
+    if auth_type in (None, "oauth"):
+        for flow in flows.values():
+            options.append(ProviderOption(flow.id, flow.name, "oauth", _stored(auth, flow.id), flow.is_subscription))
+    if auth_type in (None, "api_key"):
+        key_providers = set(api.session.model_registry.providers())
+        key_providers |= {f.id for f in flows.values() if f.api_key_login}
+        for provider in sorted(key_providers):
+            options.append(ProviderOption(provider, provider, "api_key", _stored(auth, provider)))
+    return options
+
+
+def _stored(auth: AuthStorage, provider: str) -> AuthType | None:
+    kind = auth.stored_type(provider)
+    if kind == "oauth":
+        return "oauth"
+    return "api_key" if kind == "api_key" else None
+
+
 async def cmd_login(api: InteractiveApi, args: str) -> None:
+    ref = args.strip()
+    if not ref:
+        show_method_picker(api)
+        return
+    matches = [o for o in login_options(api) if ref.lower() in (o.id.lower(), o.name.lower())]
+    if len(matches) == 1:
+        start_login(api, matches[0])
+    elif matches and len({o.id for o in matches}) == 1:
+        show_method_picker(api, matches)
+    else:
+        show_provider_picker(api, None, ref)
+
+
+def show_method_picker(api: InteractiveApi, for_provider: list[ProviderOption] | None = None) -> None:
+    """Account, API key, or (at the top level) Radius directly."""
+    radius = None
+    if for_provider is None:
+        radius = next((o for o in login_options(api, "oauth") if o.id == RADIUS), None)
+    kinds = {o.auth_type for o in for_provider} if for_provider else {"oauth", "api_key"}
+    labels = ([ACCOUNT_LABEL] if "oauth" in kinds else []) + ([API_KEY_LABEL] if "api_key" in kinds else [])
+    if radius is not None:
+        labels.append(f"Sign in with {radius.name}" + status_suffix(api.theme, radius))
+    title = f"Select authentication method for {for_provider[0].name}:" if for_provider else LOGIN_TITLE
+
     def chosen(index: int) -> None:
         api.close_selector()
-        api.show_warning(API_KEY_UNAVAILABLE if index == 1 else LOGIN_UNAVAILABLE)
+        if radius is not None and index == len(labels) - 1:
+            start_login(api, radius, back=lambda: show_method_picker(api))
+            return
+        auth_type: AuthType = "oauth" if labels[index] == ACCOUNT_LABEL else "api_key"
+        if for_provider:
+            option = next(o for o in for_provider if o.auth_type == auth_type)
+            start_login(api, option, back=lambda: show_method_picker(api, for_provider))
+        else:
+            show_provider_picker(api, auth_type)
 
-    dialog = SelectDialog(
-        LOGIN_TITLE, LOGIN_OPTIONS, api.theme, api.keybindings, on_select=chosen, on_cancel=api.close_selector
+    api.show_selector(
+        SelectDialog(title, labels, api.theme, api.keybindings, on_select=chosen, on_cancel=api.close_selector)
+    )
+
+
+def show_provider_picker(api: InteractiveApi, auth_type: AuthType | None, query: str = "") -> None:
+    options = login_options(api, auth_type)
+
+    def chosen(option: ProviderOption) -> None:
+        api.close_selector()
+        start_login(api, option, back=lambda: show_provider_picker(api, auth_type, query))
+
+    def cancelled() -> None:
+        api.close_selector()
+        if auth_type is not None:
+            show_method_picker(api)
+
+    picker = LoginProviderPicker(
+        PROVIDER_TITLE, options, api.theme, api.keybindings, on_select=chosen, on_cancel=cancelled, query=query
+    )
+    api.show_selector(picker)
+
+
+def start_login(api: InteractiveApi, option: ProviderOption, back: Callable[[], None] | None = None) -> None:
+    """Show the sign-in screen for `option` and run its login in the background."""
+    from pi.app.modes.interactive.pickers.login_dialog import LoginDialog
+
+    dialog = LoginDialog(
+        option.name,
+        api.theme,
+        api.keybindings,
+        open_url=lambda url: open_in_browser(url),
+        copy=api.copy_to_clipboard,
+        on_change=api.request_render,
     )
     api.show_selector(dialog)
+    api.spawn(_run_login(api, dialog, option, back))
+
+
+async def _run_login(
+    api: InteractiveApi, dialog: LoginDialog, option: ProviderOption, back: Callable[[], None] | None
+) -> None:
+    from pi.app.oauth.errors import LoginCancelled, OAuthError
+
+    task = asyncio.ensure_future(_sign_in(api, dialog, option))
+    dialog.attach(task)
+    try:
+        saved = await task
+    except (LoginCancelled, asyncio.CancelledError) as exc:
+        if isinstance(exc, asyncio.CancelledError) and not dialog.cancelled:
+            raise  # the app is shutting down, not the user going back
+        api.close_selector()
+        if back is not None:
+            back()
+        else:
+            api.show_status(LOGIN_CANCELLED)
+        return
+    except (OAuthError, OSError) as exc:
+        api.close_selector()
+        verb = "login to" if option.auth_type == "oauth" else "save API key for"
+        api.show_error(f"Failed to {verb} {option.name}: {exc}")
+        return
+    api.close_selector()
+    _finish(api, option, saved)
+
+
+async def _sign_in(api: InteractiveApi, dialog: LoginDialog, option: ProviderOption) -> Path | None:
+    """Run the flow (or ask for the key) and store the result; returns the auth.json path."""
+    from pi.app.oauth.errors import LoginCancelled
+    from pi.app.oauth.flows.base import OAuthContext
+    from pi.app.oauth.provider_names import oauth_flows
+    from pi.app.oauth.providers import table_from_env
+
+    auth = api.session.model_registry.auth
+    if option.auth_type == "api_key":
+        key = (await dialog.secret(f"Enter API key for {option.name}:")).strip()
+        if not key:
+            raise LoginCancelled()
+        await asyncio.to_thread(auth.set_api_key, option.id, key)
+        return auth.path
+    flow = oauth_flows()[option.id]
+    method = None
+    if len(flow.methods) > 1:
+        method = await dialog.select("Select login method:", list(flow.methods))
+        if method is None:
+            raise LoginCancelled()
+    ctx = OAuthContext(providers=table_from_env(os.environ), agent_dir=api.agent_dir)
+    entry = await flow.login(dialog, ctx, method)
+    await asyncio.to_thread(auth.set_oauth, option.id, entry)
+    return auth.path
+
+
+def _finish(api: InteractiveApi, option: ProviderOption, path: Path | None) -> None:
+    """Rebuild the model list; with no model yet, select the provider's default one."""
+    from pi.ai.models import DEFAULT_MODEL_PER_PROVIDER
+
+    registry = api.session.model_registry
+    registry.auth.reload()
+    registry.reload()
+    action = f"Logged in to {option.name}" if option.auth_type == "oauth" else f"Saved API key for {option.name}"
+    where = f"Credentials saved to {path}" if path is not None else "Credentials kept for this session"
+    selected = ""
+    if api.session.model is None:
+        default = DEFAULT_MODEL_PER_PROVIDER.get(option.id)
+        model = registry.find(option.id, default) if default else None
+        if model is not None:
+            api.session.set_model(model)
+            selected = f" Selected {model.id}."
+    api.show_status(f"{action}.{selected} {where}")
+    warnings = api.settings.get("warnings")
+    quiet = isinstance(warnings, dict) and warnings.get("anthropicExtraUsage") is False
+    if option.id == "anthropic" and option.auth_type == "oauth" and not quiet:
+        api.show_warning(ANTHROPIC_SUBSCRIPTION_WARNING)
 
 
 def stored_providers(api: InteractiveApi) -> list[str]:
-    """Providers with credentials in auth.json (of the providers pi knows)."""
-    registry = api.session.model_registry
-    return [provider for provider in registry.providers() if registry.auth.has_stored(provider)]
+    """Providers with credentials in auth.json."""
+    return api.session.model_registry.auth.stored_providers()
 
 
 async def cmd_logout(api: InteractiveApi, args: str) -> None:
-    providers = stored_providers(api)
-    if not providers:
+    from pi.app.oauth.provider_names import display_name
+
+    auth = api.session.model_registry.auth
+    options = []
+    for provider in stored_providers(api):
+        kind: AuthType = "oauth" if auth.stored_type(provider) == "oauth" else "api_key"
+        options.append(ProviderOption(provider, display_name(provider), kind, kind))
+    if not options:
         api.show_status(NO_CREDENTIALS)
         return
 
-    def chosen(index: int) -> None:
+    def chosen(option: ProviderOption) -> None:
         api.close_selector()
-        provider = providers[index]
         try:
-            api.session.model_registry.auth.remove(provider)
+            auth.remove(option.id)
         except OSError as exc:
-            api.show_error(f"Could not update auth.json: {exc}")
+            api.show_error(f"Logout failed: {exc}")
             return
-        api.show_status(f"Removed stored credentials for {provider}")
+        api.session.model_registry.reload()
+        if option.auth_type == "oauth":
+            api.show_status(f"Logged out of {option.name}")
+        else:
+            api.show_status(
+                f"Removed stored API key for {option.name}. Environment variables and models.json config are unchanged."
+            )
 
-    dialog = SelectDialog(
-        "Select provider to log out:",
-        providers,
-        api.theme,
-        api.keybindings,
-        on_select=chosen,
-        on_cancel=api.close_selector,
+    picker = LoginProviderPicker(
+        LOGOUT_TITLE, options, api.theme, api.keybindings, on_select=chosen, on_cancel=api.close_selector
     )
-    api.show_selector(dialog)
+    api.show_selector(picker)
 
 
 async def cmd_trust(api: InteractiveApi, args: str) -> None:
@@ -149,4 +353,14 @@ HANDLERS: dict[str, Handler] = {
     "mcp": _unavailable(MCP_UNAVAILABLE),
 }
 
-__all__ = ["HANDLERS", "LOGIN_OPTIONS", "LOGIN_TITLE", "NO_CREDENTIALS", "stored_providers"]
+__all__ = [
+    "ACCOUNT_LABEL",
+    "API_KEY_LABEL",
+    "HANDLERS",
+    "LOGIN_TITLE",
+    "NO_CREDENTIALS",
+    "login_options",
+    "open_in_browser",
+    "start_login",
+    "stored_providers",
+]

@@ -113,6 +113,10 @@ class InteractiveApi(Protocol):
         """A UI setting was changed and saved (`tuiMode`, `theme`, `hideThinkingBlock`, ...): apply it now."""
         ...
 
+    def set_working(self, label: str | None) -> None:
+        """Show `label` with the spinner in the editor's top rule (None: a plain rule again)."""
+        ...
+
     def screen_snapshot(self) -> ScreenSnapshot:
         """The terminal size and the lines of the last frame (for `/debug`)."""
         ...

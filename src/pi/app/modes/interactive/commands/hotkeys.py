@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pi.tui.keybindings import KeybindingsManager
 
 _E = "tui.editor."
@@ -71,10 +73,15 @@ def _table(keybindings: KeybindingsManager, rows: tuple[tuple[tuple[str, ...], s
     return lines
 
 
-def hotkeys_markdown(keybindings: KeybindingsManager) -> str:
+def hotkeys_markdown(keybindings: KeybindingsManager, extension_rows: Sequence[tuple[str, str]] = ()) -> str:
+    """The tables; `extension_rows` (key label, description) add an **Extensions** table when given."""
     parts: list[str] = []
     for title, rows in (("Navigation", NAVIGATION), ("Editing", EDITING), ("Other", OTHER)):
         parts.extend([f"**{title}**", "", *_table(keybindings, rows), ""])
+    if extension_rows:
+        lines = ["| Key | Action |", "| --- | --- |"]
+        lines += [f"| {key.replace('|', chr(92) + '|')} | {description} |" for key, description in extension_rows]
+        parts.extend(["**Extensions**", "", *lines, ""])
     return "\n".join(parts).rstrip() + "\n"
 
 

@@ -35,9 +35,11 @@ async def cmd_copy(api: InteractiveApi, args: str) -> None:
 
 
 async def cmd_hotkeys(api: InteractiveApi, args: str) -> None:
+    from pi.app.modes.interactive.extension_ui_binding import extension_shortcut_rows
     from pi.tui.markdown import Markdown
 
-    table = Markdown(hotkeys_markdown(api.keybindings), api.theme, padding_x=1, padding_y=1)
+    rows = extension_shortcut_rows(api.session, api.keybindings)
+    table = Markdown(hotkeys_markdown(api.keybindings, rows), api.theme, padding_x=1, padding_y=1)
     api.show_notice(BorderedPanel(api.theme, "Keyboard Shortcuts", table))
 
 

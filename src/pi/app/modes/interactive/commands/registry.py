@@ -51,13 +51,18 @@ def _handlers() -> dict[str, Handler]:
         account_commands,
         file_commands,
         info_commands,
+        mcp_command,
         model_commands,
         session_commands,
     )
 
     table: dict[str, Handler] = {}
-    for module in (account_commands, file_commands, info_commands, model_commands, session_commands):
+    for module in (account_commands, file_commands, info_commands, model_commands, session_commands, mcp_command):
         table.update(module.HANDLERS)
+    from pi.app.modes.interactive.commands import bug_command, share_command
+
+    table.update(share_command.HANDLERS)
+    table.update(bug_command.HANDLERS)
     return table
 
 
@@ -67,6 +72,10 @@ class CommandRegistry:
     def __init__(self, session: AgentSession) -> None:
         self.session = session
         self._handlers: dict[str, Handler] | None = None
+        self.extension_commands: Callable[[], list[SlashCommand]] | None = None
+        """The extensions' commands for the `/` menu (after the built-ins), while extensions are loaded."""
+        self.extension_arguments: Callable[[str, str], Sequence[Completion] | None] | None = None
+        """Argument completions of extension commands (their `get_argument_completions`)."""
 
     # -- running -------------------------------------------------------------------------------
     def handler(self, name: str) -> Handler | None:
@@ -92,6 +101,8 @@ class CommandRegistry:
     def slash_commands(self) -> list[SlashCommand]:
         """The `/` menu: built-ins in menu order, then prompt templates, then `skill:<name>`."""
         rows = [SlashCommand(i.name, i.description, i.argument_hint) for i in self.builtins()]
+        if self.extension_commands is not None:
+            rows.extend(self.extension_commands())
         resources = self.session.resources
         for template in resources.templates:
             rows.append(
@@ -114,6 +125,8 @@ class CommandRegistry:
                 Completion(value=lv, label=lv, description=LEVEL_DESCRIPTIONS.get(lv, ""), insert=lv) for lv in levels
             ]
             return fuzzy_filter(items, text.strip(), key=lambda item: item.value) or None
+        if self.extension_arguments is not None:
+            return self.extension_arguments(name, text)
         return None
 
     def _model_completions(self, text: str) -> list[Completion] | None:

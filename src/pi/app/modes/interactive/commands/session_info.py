@@ -40,10 +40,13 @@ def session_info_lines(session: AgentSession, theme: Theme) -> list[str]:
     mode = session.settings.get("cacheWarming", "idle")
     lines.extend(["", bold("Cache Warming"), f"Mode: {mode}"])
     lines.append(f"Status: {'Off' if mode == 'off' else WARMING_IDLE_STATUS}")
-    if stats["cost"]:
-        model = session.model
+    model = session.model
+    from pi.app.oauth.subscription import uses_subscription
+
+    subscription = model is not None and uses_subscription(session.model_registry.auth, model.provider)
+    if stats["cost"] or subscription:
         label = f"{model.provider}/{model.id}" if model is not None else "Total"
-        lines.extend(["", bold("Cost"), f"{label}: ${stats['cost']:.4f}"])
+        lines.extend(["", bold("Cost"), f"{label}: ${stats['cost']:.4f}" + (" (subscription)" if subscription else "")])
     return lines
 
 

@@ -95,4 +95,47 @@ def confirm_dialog(
     )
 
 
-__all__ = ["SelectDialog", "confirm_dialog"]
+class TextPromptDialog:
+    """A title, optional message lines and one input line; Enter gives the text, Esc cancels."""
+
+    def __init__(
+        self,
+        title: str,
+        theme: Theme,
+        keybindings: KeybindingsManager,
+        *,
+        on_submit: Callable[[str], None],
+        on_cancel: Callable[[], None],
+        value: str = "",
+        message: Sequence[str] = (),
+    ) -> None:
+        from pi.tui.input import Input
+
+        self.title = title
+        self.theme = theme
+        self.message = list(message)
+        self.on_cancel = on_cancel
+        self.field = Input(theme, prompt="> ", value=value, keybindings=keybindings, on_submit=on_submit)
+        self.keybindings = keybindings
+        self.focused = True
+
+    def invalidate(self) -> None:
+        self.field.invalidate()
+
+    def handle_input(self, data: str) -> bool:
+        if self.keybindings.matches(data, "tui.select.cancel"):
+            self.on_cancel()
+            return True
+        return self.field.handle_input(data)
+
+    def render(self, width: int) -> list[str]:
+        theme = self.theme
+        body = ["", " " + theme.bold(self.title)]
+        for line in self.message:
+            body.extend(" " + part for part in wrap_text_with_ansi(theme.fg("muted", line), max(1, width - 2)))
+        body.extend(["", *(" " + line for line in self.field.render(max(1, width - 1)))])
+        body.extend(["", " " + theme.fg("dim", "enter confirm · escape cancel"), ""])
+        return framed(theme, width, body)
+
+
+__all__ = ["SelectDialog", "TextPromptDialog", "confirm_dialog"]

@@ -1,0 +1,58 @@
+"""The extensions that ship with pi, by name (`builtin:<name>`), imported only when they load.
+
+Each entry names a zero-argument function (`"module:function"`) that returns the extension's
+`setup(pi)`. Nothing here imports those modules: `builtin_factories()` hands discovery one small
+wrapper per built-in that imports its module the moment the loader calls it. `builtins_have_work()`
+is the cheap test a session makes before loading any extension machinery at all: built-ins only
+matter when something for them is configured.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+BUILTINS: dict[str, str] = {
+    "mcp": "pi.app.mcp.extension:create_mcp_extension",
+    "tool-search": "pi.app.mcp.tool_search_extension:create_tool_search_extension",
+}
+"""Built-in extension name -> the function that builds its `setup`."""
+
+
+def resolve_builtin(target: str) -> Callable[..., Any]:
+    """Import `"module:function"` and return the function."""
+    module_name, _, attr = target.partition(":")
+    function: Callable[..., Any] = getattr(importlib.import_module(module_name), attr)
+    return function
+
+
+def lazy_setup(target: str, **kwargs: Any) -> Callable[[Any], Any]:
+    """A `setup(pi)` that imports and builds the built-in on first call, then delegates to it."""
+
+    def setup(pi: Any) -> Any:
+        return resolve_builtin(target)(**kwargs)(pi)
+
+    setup.__name__ = f"setup[{target}]"
+    return setup
+
+
+def builtin_factories(
+    overrides: Mapping[str, Callable[..., Any]] | None = None, **kwargs: Any
+) -> dict[str, Callable[[Any], Any]]:
+    """Every built-in as a lazy `setup`, with SDK-provided code (`overrides`) taking precedence."""
+    factories: dict[str, Callable[[Any], Any]] = {name: lazy_setup(target) for name, target in BUILTINS.items()}
+    for name, factory in (overrides or {}).items():
+        factories[name] = factory
+    return factories
+
+
+def builtins_have_work(agent_dir: Path, cwd: Path, project_trusted: bool) -> bool:
+    """Whether any built-in has something to do without other extensions: an `mcp.json` exists."""
+    if (agent_dir / "mcp.json").is_file():
+        return True
+    return project_trusted and (cwd / ".pi" / "mcp.json").is_file()
+
+
+__all__ = ["BUILTINS", "builtin_factories", "builtins_have_work", "lazy_setup", "resolve_builtin"]

@@ -1,0 +1,115 @@
+"""The provider list of `/login` and `/logout`: a `> ` search over providers, each with its login state.
+
+A row is the provider's name, what kind of login it is when both kinds are listed, and whether it
+is set up: ` ✓ configured`, ` • not configured`, or which other kind of credential it has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from pi.app.modes.interactive.pickers.frame import CursorList, framed
+
+if TYPE_CHECKING:
+    from pi.tui.keybindings import KeybindingsManager
+    from pi.tui.theme import Theme
+
+AuthType = Literal["oauth", "api_key"]
+LOGIN_TITLE = "Select provider to configure:"
+LOGOUT_TITLE = "Select provider to logout:"
+
+
+@dataclass(frozen=True)
+class ProviderOption:
+    id: str
+    name: str
+    auth_type: AuthType
+    configured: AuthType | None = None
+    """The kind of credential auth.json holds for the provider (None: nothing stored)."""
+    subscription: bool = False
+
+
+def kind_label(auth_type: AuthType, subscription: bool) -> str:
+    if auth_type == "api_key":
+        return "API key"
+    return "subscription" if subscription else "account"
+
+
+def status_suffix(theme: Theme, option: ProviderOption) -> str:
+    if option.configured is None:
+        return theme.fg("muted", " • not configured")
+    if option.configured != option.auth_type:
+        return theme.fg("muted", " • ") + theme.fg(
+            "warning", f"{kind_label(option.configured, option.subscription)} configured"
+        )
+    return theme.fg("success", " ✓ configured")
+
+
+class LoginProviderPicker:
+    """Pick a provider; `on_select(option)` or `on_cancel()`."""
+
+    def __init__(
+        self,
+        title: str,
+        options: Sequence[ProviderOption],
+        theme: Theme,
+        keybindings: KeybindingsManager,
+        *,
+        on_select: Callable[[ProviderOption], None],
+        on_cancel: Callable[[], None],
+        query: str = "",
+    ) -> None:
+        self.title = title
+        self.theme = theme
+        self.keybindings = keybindings
+        self.on_select = on_select
+        self.on_cancel = on_cancel
+        self.focused = True
+        self.show_kind = len({o.auth_type for o in options}) > 1
+        self.list: CursorList[ProviderOption] = CursorList(
+            options, lambda o: f"{o.name} {o.id}", theme, keybindings, max_visible=8, query=query
+        )
+
+    def invalidate(self) -> None:
+        self.list.search.invalidate()
+
+    def handle_input(self, data: str) -> bool:
+        kb = self.keybindings
+        if kb.matches(data, "tui.select.confirm"):
+            option = self.list.current()
+            if option is not None:
+                self.on_select(option)
+        elif kb.matches(data, "tui.select.cancel"):
+            self.on_cancel()
+        else:
+            return self.list.handle_navigation(data)
+        return True
+
+    def _row(self, option: ProviderOption, selected: bool) -> str:
+        theme = self.theme
+        label = option.name
+        if self.show_kind:
+            label += f" ({kind_label(option.auth_type, option.subscription)})"
+        head = theme.fg("accent", "→ " + label) if selected else "  " + label
+        return " " + head + status_suffix(theme, option)
+
+    def render(self, width: int) -> list[str]:
+        theme = self.theme
+        body = ["", " " + theme.fg("accent", theme.bold(self.title)), ""]
+        body.extend(" " + line for line in self.list.search.render(max(1, width - 1)))
+        body.append("")
+        rows = self.list.window()
+        if not rows:
+            body.append(" " + theme.fg("muted", "No matching providers"))
+        for index, option in rows:
+            body.append(self._row(option, index == self.list.selected))
+        count = len(self.list.items)
+        if count > len(rows):
+            body.append(" " + theme.fg("dim", f"({self.list.selected + 1}/{count})"))
+        body.extend(["", " " + theme.fg("dim", "↑↓ navigate  enter select  escape/ctrl+c cancel"), ""])
+        return framed(theme, width, body)
+
+
+__all__ = ["LOGIN_TITLE", "LOGOUT_TITLE", "LoginProviderPicker", "ProviderOption", "kind_label", "status_suffix"]

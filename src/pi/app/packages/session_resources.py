@@ -1,0 +1,250 @@
+"""What the configured packages contribute to a session: extension, skill, prompt and theme paths.
+
+Called on every start and reload, so it stays cheap when no package is configured: it reads the
+`packages` lists of the user settings and (when the project is trusted) the project settings, and
+returns at once when both are empty, without importing the install machinery. Otherwise it resolves
+each effective package (user/project precedence, filters), installs configured packages that are
+missing (unless offline; failures are warnings and are retried next start), and collects what the
+filters selected.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pi.app.packages.settings_file import SettingsFileError, read_packages
+
+if TYPE_CHECKING:
+    from importlib import metadata
+
+    from pi.app.packages.install import PackageStore
+    from pi.app.packages.resolve import ResolvedPackage
+
+logger = logging.getLogger(__name__)
+ENTRY_POINT_GROUP = "pi.extensions"
+
+
+@dataclass(frozen=True, slots=True)
+class PackageEntryPoint:
+    """A `pi.extensions` entry point of an installed package, named `entrypoint:<dist>:<name>` in filters."""
+
+    label: str
+    entry_point: metadata.EntryPoint
+    package: str
+    """The package source as written in settings."""
+
+
+@dataclass(slots=True)
+class PackageResourcePaths:
+    """Selected resources of every effective package, in package load order.
+
+    `extensions` are extension files or package directories; `entry_points` are the selected
+    `pi.extensions` entry points of pip-installed packages. Before importing any of them, call
+    `activate_site_dirs()` so the packages' own dependencies (and entry-point modules) can be imported.
+    """
+
+    extensions: list[Path] = field(default_factory=list)
+    skills: list[Path] = field(default_factory=list)
+    prompts: list[Path] = field(default_factory=list)
+    themes: list[Path] = field(default_factory=list)
+    entry_points: list[PackageEntryPoint] = field(default_factory=list)
+    site_dirs: list[Path] = field(default_factory=list)
+    owners: dict[Path, str] = field(default_factory=dict)
+    """Extension path → the package source that provides it (for messages)."""
+    changelogs: list[PackageChangelog] = field(default_factory=list)
+
+    def activate_site_dirs(self) -> None:
+        """Append the packages' import directories to `sys.path`, after the host's own entries (idempotent)."""
+        for directory in self.site_dirs:
+            text = str(directory)
+            if text not in sys.path:
+                sys.path.append(text)
+
+
+@dataclass(frozen=True, slots=True)
+class PackageChangelog:
+    """A package that loads at least one extension, with its changelog file and installed version."""
+
+    identity: str
+    source: str
+    path: Path | None
+    version: str | None
+
+
+def offline_from_env() -> bool:
+    return os.environ.get("PI_OFFLINE", "").strip().lower() in ("1", "true", "yes")
+
+
+def _configured(agent_dir: Path, cwd: Path, project_trusted: bool, warnings: list[str]) -> bool:
+    files = [agent_dir / "settings.json"] + ([cwd / ".pi" / "settings.json"] if project_trusted else [])
+    for path in files:
+        try:
+            if read_packages(path):
+                return True
+        except SettingsFileError as error:
+            warnings.append(str(error))
+    return False
+
+
+def package_resources(
+    agent_dir: Path,
+    cwd: Path,
+    *,
+    project_trusted: bool,
+    warnings: list[str],
+    offline: bool | None = None,
+    install_missing: bool = True,
+) -> PackageResourcePaths:
+    """The resources of the packages in settings (project packages only when `project_trusted`).
+
+    Problems (bad entries, failed installs, module name clashes) are appended to `warnings`; they are
+    never fatal. `offline` defaults to `PI_OFFLINE`; offline, missing packages are skipped.
+    """
+    if not _configured(agent_dir, cwd, project_trusted, warnings):
+        return PackageResourcePaths()
+    from pi.app.packages.install import PackageStore
+    from pi.app.packages.resolve import resolve_packages
+
+    store = PackageStore(agent_dir, cwd, project_trusted, offline=offline_from_env() if offline is None else offline)
+    scratch: list[str] = []
+    packages = resolve_packages(store, scratch)
+    if install_missing and any(not p.installed and p.source.kind != "local" for p in packages) and not store.offline:
+        failures: list[str] = []
+        _install_missing(store, packages, failures)
+        scratch.extend(failures)
+        _log_once(failures)
+        packages = resolve_packages(store, [])
+    for package in packages:
+        if not package.installed:
+            if package.source.kind == "local":
+                scratch.append(f"Package directory does not exist: {package.source.location}")
+            elif store.offline:
+                scratch.append(f"Package {package.source.raw} is not installed (offline mode)")
+    warnings.extend(dict.fromkeys(scratch))
+    return collect_resources([p for p in packages if p.installed], warnings)
+
+
+_logged: set[str] = set()
+
+
+def _log_once(messages: Iterable[str]) -> None:
+    """Log problems the user must see even without `--verbose` (failed installs, module clashes), once per process."""
+    for message in messages:
+        if message not in _logged:
+            _logged.add(message)
+            logger.warning("%s", message)
+
+
+def _install_missing(store: PackageStore, packages: list[ResolvedPackage], warnings: list[str]) -> None:
+    """Run the async installer to completion, also when called from inside a running event loop."""
+    import asyncio
+
+    from pi.app.packages.resolve import install_missing
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(install_missing(store, packages, warnings))
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, install_missing(store, packages, warnings)).result()
+
+
+def collect_resources(packages: list[ResolvedPackage], warnings: list[str]) -> PackageResourcePaths:
+    """Turn resolved, installed packages into paths, entry points and import directories."""
+    result = PackageResourcePaths()
+    loading: list[ResolvedPackage] = []
+    for package in packages:
+        selected = package.selected
+        extensions = [Path(p) for p in selected["extensions"] if not p.startswith("entrypoint:")]
+        labels = [p for p in selected["extensions"] if p.startswith("entrypoint:")]
+        result.extensions.extend(extensions)
+        for path in extensions:
+            result.owners[path] = package.source.raw
+        for kind in ("skills", "prompts", "themes"):
+            getattr(result, kind).extend(Path(p) for p in selected[kind])
+        if labels:
+            result.entry_points.extend(_entry_points(package, labels))
+        if extensions or labels:
+            loading.append(package)
+            result.site_dirs.extend(d for d in package.site_dirs if d not in result.site_dirs)
+            result.changelogs.append(_changelog(package))
+    clashes = module_clashes(loading)
+    warnings.extend(clashes)
+    _log_once(clashes)
+    return result
+
+
+def _entry_points(package: ResolvedPackage, labels: list[str]) -> list[PackageEntryPoint]:
+    from importlib import metadata
+
+    wanted = set(labels)
+    found: list[PackageEntryPoint] = []
+    for dist in metadata.distributions(path=[str(d) for d in package.site_dirs]):
+        name = dist.metadata["Name"] or ""
+        for point in dist.entry_points:
+            label = f"entrypoint:{name}:{point.name}"
+            if point.group == ENTRY_POINT_GROUP and label in wanted:
+                found.append(PackageEntryPoint(label, point, package.source.raw))
+    return found
+
+
+def _changelog(package: ResolvedPackage) -> PackageChangelog:
+    contents = package.contents[0] if package.contents else None
+    changelog = contents.changelog_path if contents is not None else None
+    path = contents.root / changelog if contents is not None and changelog else None
+    return PackageChangelog(package.source.identity, package.source.raw, path, contents.version if contents else None)
+
+
+def _top_level_modules(directory: Path) -> set[str]:
+    try:
+        children = list(directory.iterdir())
+    except OSError:
+        return set()
+    names: set[str] = set()
+    for child in children:
+        if child.name.startswith((".", "_")) or child.name.endswith((".dist-info", ".data", ".egg-info")):
+            continue
+        if child.is_dir() and (child / "__init__.py").is_file():
+            names.add(child.name)
+        elif child.is_file() and child.suffix == ".py":
+            names.add(child.stem)
+    return names
+
+
+def module_clashes(packages: list[ResolvedPackage]) -> list[str]:
+    """Warnings for top-level modules that two packages' import directories both provide.
+
+    Python has one module namespace: whichever copy is imported first serves both packages.
+    """
+    owner: dict[str, str] = {}
+    messages: list[str] = []
+    for package in packages:
+        for directory in package.site_dirs:
+            for module in sorted(_top_level_modules(directory)):
+                first = owner.setdefault(module, package.source.raw)
+                if first != package.source.raw:
+                    messages.append(
+                        f'Packages {first} and {package.source.raw} both provide the Python module "{module}"; '
+                        f"only one copy can be imported (the first one found, from {first})"
+                    )
+    return messages
+
+
+__all__ = [
+    "PackageChangelog",
+    "PackageEntryPoint",
+    "PackageResourcePaths",
+    "collect_resources",
+    "module_clashes",
+    "offline_from_env",
+    "package_resources",
+]

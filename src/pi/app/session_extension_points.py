@@ -1,0 +1,311 @@
+"""The extension events the session asks at fixed points of its work, and what their answers change.
+
+`ExtensionPoints` is installed on the session once extensions are loaded; each method is the hook a
+session module calls (see `AgentSession.install_extension_points`):
+
+- `before_tree` (navigation, gate): `session_before_tree` may cancel a move in the tree, supply the
+  branch summary, or override the instructions and the label;
+- `user_bash` (user shell commands, fail closed): `user_bash` may run the command elsewhere or give
+  its result; a failing handler blocks the command;
+- `message_end` (chained transform): a handler's `{message}` replaces the message before it is stored;
+- `turn_end` / `before_settle` (boundaries): drafted entries are appended, and `continue` asks for one
+  more provider request before the run settles;
+- `stream` (each provider request): `context_with_system`, `before_provider_headers`,
+  `after_provider_response` and `provider_stream_event` around the request of the wrapped stream function.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from pi.app.extensions import events as ext
+
+if TYPE_CHECKING:
+    from pi.ai.event_stream import AssistantMessageEventStream
+    from pi.ai.options import StreamOptions
+    from pi.ai.types import Context, Model
+    from pi.app.extensions.runner import ExtensionRunner
+    from pi.app.session_extensions import SessionExtensions
+
+LEADING_SYSTEM_DROPPED = (
+    "Handler removed the leading system message; the request has no prompt or initial tool declarations. "
+    "Keep it at index 0 or replace a dropped prefix with getCurrentSystemMessage()."
+)
+
+
+def _get(value: Any, *names: str) -> Any:
+    for name in names:
+        if isinstance(value, dict) and name in value:
+            return value[name]
+        if not isinstance(value, dict) and hasattr(value, name):
+            return getattr(value, name)
+    return None
+
+
+def _role(message: Any) -> Any:
+    return _get(message, "role")
+
+
+class ExtensionPoints:
+    """See the module docstring; reads the owner's current runner at each call (it changes on reload)."""
+
+    def __init__(self, owner: SessionExtensions) -> None:
+        self.owner = owner
+        self.continue_requested = False
+        """A boundary handler asked for one more provider request; honoured before the run settles."""
+        self.chained_message: Any = None
+        """The last message `message_end` handlers already saw (the forwarder must not repeat it)."""
+
+    @property
+    def runner(self) -> ExtensionRunner | None:
+        return self.owner.runner
+
+    def _has(self, event: str) -> ExtensionRunner | None:
+        runner = self.runner
+        return runner if runner is not None and runner.has_handlers(event) else None
+
+    # -- gates ----------------------------------------------------------------------------------
+
+    async def before_tree(self, preparation: dict[str, Any]) -> dict[str, Any] | None:
+        """`session_before_tree`: `{cancel}`, `{summary}` (a `BranchSummaryResult`) and overrides."""
+        runner = self._has("session_before_tree")
+        if runner is None:
+            return None
+        result = await runner.emit_gate(
+            ext.SessionBeforeTreeEvent(preparation=preparation, signal=None), ext.SessionBeforeTreeEventResult
+        )
+        if result is None:
+            return None
+        if result.cancel:
+            return {"cancel": True}
+        out: dict[str, Any] = {}
+        given = result.model_fields_set
+        for name in ("custom_instructions", "replace_instructions", "label"):
+            if name in given:
+                out[name] = getattr(result, name)
+        if result.summary is not None:
+            from pi.session.branch_summary import BranchSummaryResult
+
+            summary = result.summary
+            out["summary"] = BranchSummaryResult(summary=str(_get(summary, "summary") or ""), usage=None)
+        return out
+
+    async def user_bash(self, command: str, exclude_from_context: bool) -> ext.UserBashEventResult | None:
+        """`user_bash`: None runs the command here; raises (command blocked) when a handler fails."""
+        runner = self._has("user_bash")
+        if runner is None:
+            return None
+        event = ext.UserBashEvent(
+            command=command, exclude_from_context=exclude_from_context, cwd=str(self.owner.session.cwd)
+        )
+        return await runner.emit_user_bash(event)
+
+    # -- messages and boundaries ----------------------------------------------------------------
+
+    async def message_end(self, message: Any) -> Any:
+        """The message to store: `message_end` handlers' replacement (same role), else `message`."""
+        runner = self._has("message_end")
+        if runner is None:
+            return message
+        replaced = await runner.emit_message_end(message)
+        if replaced is message or _role(replaced) != _role(message):
+            self.chained_message = message
+            return message
+        if isinstance(replaced, dict):
+            try:
+                replaced = type(message).model_validate(replaced)
+            except Exception as error:
+                runner.registry.report("<runtime>", "message_end", error)
+                self.chained_message = message
+                return message
+        self.chained_message = message
+        if type(replaced) is type(message) and hasattr(message, "model_fields"):
+            # In place: the run's own context and the agent's transcript hold this very object.
+            for name in type(message).model_fields:
+                setattr(message, name, getattr(replaced, name))
+            return message
+        _swap_in_transcript(self.owner.session.agent.state.messages, message, replaced)
+        self.chained_message = replaced
+        return replaced
+
+    async def turn_end(self, event: ext.TurnEndEvent) -> None:
+        """`turn_end` as a boundary: fill in the entry ids, run the handlers, apply their proposal."""
+        runner = self._has("turn_end")
+        if runner is None:
+            return
+        event.message_entry_id, event.tool_result_entry_ids = self._entry_ids(event.message, event.tool_results)
+        await self._boundary(runner, event)
+
+    async def before_settle(self, outcome: str) -> bool:
+        """`agent_before_settle`; True when one more provider request must be made before settling."""
+        requested, self.continue_requested = self.continue_requested, False
+        runner = self._has("agent_before_settle")
+        if runner is not None:
+            event = ext.AgentBeforeSettleEvent(entries=[], outcome=outcome)
+            event.continue_ = requested
+            await self._boundary(runner, event)
+            requested, self.continue_requested = self.continue_requested, False
+        if not requested or outcome != "completed":
+            return False
+        agent = self.owner.session.agent
+        if self._context([])["can_continue"] or agent.has_queued_messages():
+            return True
+        if runner is not None:
+            runner.registry.report("<runtime>", "agent_before_settle", "continue requested, but nothing is left to answer")
+        return False
+
+    async def _boundary(self, runner: ExtensionRunner, event: Any) -> None:
+        event.context = self._context([])
+        outcome = await runner.emit_boundary(event, self._context)
+        if not outcome.valid:
+            return
+        try:
+            drafts = [_validated(draft) for draft in outcome.entries]
+        except ValueError as error:
+            runner.registry.report("<runtime>", event.type, f"Invalid boundary entries: {error}")
+            return
+        for draft in drafts:
+            self._append(draft)
+        if outcome.continue_:
+            self.continue_requested = True
+
+    def _context(self, drafts: list[Any]) -> dict[str, Any]:
+        """The boundary `context` with `drafts` applied (raises for a draft that cannot be applied)."""
+        messages = list(self.owner.session.agent.state.messages)
+        for draft in drafts:
+            if _validated(draft)["type"] == "custom_message":
+                from pi.app.session_extension_host import custom_message
+
+                messages.append(custom_message(draft))
+        session = self.owner.session
+        return {
+            "context_entries": list(session.session.get_branch()),
+            "context_messages": messages,
+            "llm_messages": messages,
+            "pending_messages": [*session.agent.steering_queue, *session.agent.follow_up_queue],
+            "can_continue": bool(messages) and _role(messages[-1]) != "assistant",
+        }
+
+    def _append(self, draft: dict[str, Any]) -> None:
+        session = self.owner.session
+        if draft["type"] == "custom":
+            session.append_entry(str(_get(draft, "customType", "custom_type")), _get(draft, "data"))
+            return
+        from pi.app.session_extension_host import custom_message
+
+        message = custom_message(draft)
+        session.agent.append_message(message)
+        session.session.append_custom_message_entry(
+            message.custom_type, message.content, message.display, message.details
+        )
+
+    def _entry_ids(self, message: Any, tool_results: Any) -> tuple[str | None, list[str]]:
+        wanted = [message, *(tool_results or [])]
+        ids: dict[int, str] = {}
+        for entry in reversed(self.owner.session.session.get_branch()[-(len(wanted) + 8) :]):
+            stored = getattr(entry, "message", None)
+            if stored is not None and any(stored is w for w in wanted):
+                ids[id(stored)] = entry.id
+        return ids.get(id(message)), [ids[id(r)] for r in tool_results or [] if id(r) in ids]
+
+    # -- provider requests ----------------------------------------------------------------------
+
+    def wrap_stream(self, inner: Any) -> Any:
+        """A stream function that runs the request events around `inner` (default `stream_simple`)."""
+
+        async def stream(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
+            runner = self.runner
+            if runner is not None:
+                context = await self._context_with_system(runner, context)
+                options = await self._headers(runner, options)
+                options = self._on_response(runner, options)
+            call = inner
+            if call is None:
+                from pi.ai.stream import stream_simple
+
+                call = stream_simple
+            events = call(model, context, options)
+            if asyncio.iscoroutine(events) or isinstance(events, asyncio.Future):
+                events = await events
+            if runner is not None and runner.has_handlers("provider_stream_event"):
+                return _observed(runner, events, model)
+            result: AssistantMessageEventStream = events
+            return result
+
+        return stream
+
+    async def _context_with_system(self, runner: ExtensionRunner, context: Context) -> Context:
+        if not runner.has_handlers("context_with_system"):
+            return context
+        leading = [{"role": "system", "content": context.system_prompt}] if context.system_prompt else []
+        messages = await runner.emit_context_with_system([*leading, *context.messages])
+        system_prompt: str | None = None
+        if messages and _role(messages[0]) == "system":
+            system_prompt = str(_get(messages[0], "content") or "")
+            messages = messages[1:]
+        elif leading:
+            runner.registry.report("<runtime>", "context_with_system", LEADING_SYSTEM_DROPPED)
+        rest = [m for m in messages if _role(m) != "system"]
+        return context.model_copy(update={"system_prompt": system_prompt, "messages": rest})
+
+    async def _headers(self, runner: ExtensionRunner, options: StreamOptions) -> StreamOptions:
+        if not runner.has_handlers("before_provider_headers"):
+            return options
+        headers: dict[str, Any] = dict(options.headers or {})
+        await runner.emit_before_provider_headers(headers)
+        return replace(options, headers={k: str(v) for k, v in headers.items()})
+
+    def _on_response(self, runner: ExtensionRunner, options: StreamOptions) -> StreamOptions:
+        if not runner.has_handlers("after_provider_response"):
+            return options
+
+        async def on_response(status: int, headers: Any) -> None:
+            normalized = {str(k).lower(): str(v) for k, v in dict(headers).items()}
+            await runner.emit(ext.AfterProviderResponseEvent(status=status, headers=normalized))
+
+        return replace(options, extra={**options.extra, "on_response": on_response})
+
+
+def _observed(runner: ExtensionRunner, events: Any, model: Model) -> AssistantMessageEventStream:
+    """`events` re-streamed after each event was shown to `provider_stream_event` handlers, in order."""
+    from pi.ai.event_stream import AssistantMessageEventStream
+
+    out = AssistantMessageEventStream()
+
+    async def pump() -> None:
+        try:
+            async for event in events:
+                data = event.model_dump(mode="json", by_alias=True) if hasattr(event, "model_dump") else event
+                await runner.emit(
+                    ext.ProviderStreamEventEvent(provider=model.provider, api=str(model.api), model=model.id, data=data)
+                )
+                out.push(event)
+        finally:
+            out.end()
+
+    out.task = asyncio.ensure_future(pump())
+    return out
+
+
+def _validated(draft: Any) -> dict[str, Any]:
+    """A boundary draft this session can append (`custom`, `custom_message`), else ValueError."""
+    if not isinstance(draft, dict):
+        raise ValueError(f"a draft entry must be an object, got {type(draft).__name__}")
+    kind = draft.get("type")
+    if kind not in ("custom", "custom_message"):
+        raise ValueError(f"unsupported draft type {kind!r} (use custom or custom_message)")
+    if not isinstance(_get(draft, "customType", "custom_type"), str):
+        raise ValueError("a draft entry needs a customType")
+    return draft
+
+
+def _swap_in_transcript(messages: list[Any], old: Any, new: Any) -> None:
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index] is old:
+            messages[index] = new
+            return
+
+
+__all__ = ["LEADING_SYSTEM_DROPPED", "ExtensionPoints"]

@@ -1,0 +1,110 @@
+"""Reading the system clipboard for the paste-image key: an image if there is one, else text.
+
+The native tools are asked in the order the session suggests: `wl-paste` on Wayland, `xclip` on
+X11, `pbpaste` on macOS (text only). An image comes back as bytes with its MIME type; the caller
+decides where to put it. No tool, or a tool that fails, raises `ClipboardReadError` with what was
+tried; an empty clipboard gives empty content.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = ["IMAGE_TYPES", "ClipboardContent", "ClipboardReadError", "read_clipboard"]
+
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+class ClipboardReadError(Exception):
+    """The clipboard could not be read; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClipboardContent:
+    text: str = ""
+    image: bytes | None = None
+    mime: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.text and not self.image
+
+
+async def _output(argv: list[str], env: Mapping[str, str], timeout: float) -> bytes | None:
+    """The tool's stdout when it exits 0 in time, else None."""
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=dict(env),
+        )
+    except OSError:
+        return None
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), timeout)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+        return None
+    return out if proc.returncode == 0 else None
+
+
+def _tools(environ: Mapping[str, str], platform: str) -> list[str]:
+    if platform == "darwin":
+        return ["pbpaste"]
+    tools = []
+    if environ.get("WAYLAND_DISPLAY"):
+        tools.append("wl-paste")
+    if environ.get("DISPLAY"):
+        tools.append("xclip")
+    return tools
+
+
+async def _read_with(tool: str, path: str, env: Mapping[str, str], timeout: float) -> ClipboardContent | None:
+    if tool == "pbpaste":
+        out = await _output([path], env, timeout)
+        return None if out is None else ClipboardContent(text=out.decode("utf-8", errors="replace"))
+    if tool == "wl-paste":
+        types, image_cmd, text_cmd = [path, "--list-types"], [path, "--type"], [path, "--no-newline"]
+    else:
+        sel = ["-selection", "clipboard"]
+        types, image_cmd, text_cmd = [path, *sel, "-t", "TARGETS", "-o"], [path, *sel, "-o", "-t"], [path, *sel, "-o"]
+    listed = await _output(types, env, timeout)
+    if listed is None:
+        return None
+    offered = listed.decode(errors="replace").split()
+    mime = next((t for t in IMAGE_TYPES if t in offered), None)
+    if mime is not None:
+        data = await _output([*image_cmd, mime], env, timeout)
+        if data:
+            return ClipboardContent(image=data, mime=mime)
+    text = await _output(text_cmd, env, timeout)
+    return ClipboardContent(text=(text or b"").decode("utf-8", errors="replace"))
+
+
+async def read_clipboard(
+    environ: Mapping[str, str], *, platform: str | None = None, timeout: float = 3.0
+) -> ClipboardContent:
+    """An image (preferred) or the text on the clipboard. Raises `ClipboardReadError`."""
+    plat = platform or sys.platform
+    tried = []
+    for tool in _tools(environ, plat):
+        path = shutil.which(tool, path=environ.get("PATH"))
+        if path is None:
+            tried.append(f"{tool} not found")
+            continue
+        content = await _read_with(tool, path, environ, timeout)
+        if content is not None:
+            return content
+        tried.append(f"{tool} failed")
+    if not tried:
+        raise ClipboardReadError("no clipboard is reachable here (no display and no macOS pasteboard)")
+    raise ClipboardReadError("; ".join(tried))

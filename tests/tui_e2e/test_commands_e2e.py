@@ -1,0 +1,259 @@
+"""Slash commands and pickers of the real `pi` in tmux (tui.md §16 checks 39–42 and 49–54)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.support.http_server import ScriptedServer
+from tests.tui_e2e.anthropic_chunks import anthropic_reply
+from tests.tui_e2e.harness import TmuxPi
+
+
+def _started(
+    make_pi: Any, server: ScriptedServer, *responses: Any, settings: Any = None, regular: bool = False
+) -> TmuxPi:
+    pi: TmuxPi = make_pi(settings)
+    server.queue(*responses)
+    pi.start("--use-theme", "dark", *(["--tui-mode", "regular"] if regular else []))
+    pi.wait_for("fake-claude • medium")
+    return pi
+
+
+def _command(pi: TmuxPi, text: str) -> None:
+    pi.type(text)
+    pi.keys("Enter")
+
+
+def _chat(pi: TmuxPi, text: str, reply: str) -> None:
+    _command(pi, text)
+    pi.wait_for(reply)
+    pi.wait_idle()
+
+
+def test_check_39_40_model_selector_and_cycling(make_pi: Any, server: ScriptedServer) -> None:
+    """Checks 39–40: /model shows the fixed lines and the current default; `mod` + Enter switches the
+    session only; Ctrl+P cycles back; Shift+Tab cycles the thinking level."""
+    pi = _started(make_pi, server)
+    before = (pi.agent_dir / "settings.json").read_text()
+    _command(pi, "/model")
+    text = pi.wait_for("Enter to select · Ctrl+S to set as default · Escape/Ctrl+C to cancel")
+    assert "Only showing models from configured providers. Use /login to add providers." in text
+    assert "→ ✓ fake-claude [fakea] · default" in text and "fake-model [fake]" in text
+    assert "Model Name: fake-claude" in text
+    pi.type("mod")
+    pi.wait_for(lambda s: any(line.startswith("→") and "fake-model [fake]" in line for line in s.split("\n")))
+    pi.keys("Enter")
+    text = pi.wait_for("Model: fake-model")
+    pi.wait_for("(fake) fake-model")
+    assert (pi.agent_dir / "settings.json").read_text() == before
+    pi.keys("C-p")
+    text = pi.wait_for("Switched to fake-claude")
+    pi.wait_for("fake-claude • thinking off")
+    pi.keys("BTab")
+    pi.wait_for("Thinking level: minimal")
+
+
+def test_check_41_thinking(make_pi: Any, server: ScriptedServer) -> None:
+    """Check 41: /thinking lists the levels with `✓` and `· default`; an unknown level is an error."""
+    pi = _started(make_pi, server, settings={"defaultThinkingLevel": "medium"})
+    _command(pi, "/thinking")
+    text = pi.wait_for("Shift+Tab cycles thinking levels in-session")
+    assert "Thinking Level" in text
+    for level, description in (
+        ("off", "No reasoning"),
+        ("minimal", "Very brief reasoning (~1k tokens)"),
+        ("low", "Light reasoning (~2k tokens)"),
+        ("medium", "Moderate reasoning (~8k tokens)"),
+        ("high", "Deep reasoning (~16k tokens)"),
+    ):
+        assert any(level in line and description in line for line in text.split("\n")), level
+    medium = next(line for line in text.split("\n") if "Moderate reasoning" in line)
+    assert "✓" in medium and "· default" in medium
+    pi.keys("Escape")
+    pi.wait_gone("Shift+Tab cycles thinking levels in-session")
+    _command(pi, "/thinking bogus")
+    pi.wait_for('Error: Unknown thinking level "bogus". Available levels: off, minimal, low, medium, high.')
+
+
+def test_check_42_settings_tui_mode(make_pi: Any, server: ScriptedServer) -> None:
+    """Check 42: /settings shows `Auto-compact  true` and `(1/33)`; `tui` + Enter switches to regular
+    mode at once (leaving the alternate screen) and saves `"tuiMode": "regular"`."""
+    pi = _started(make_pi, server)
+    _command(pi, "/settings")
+    text = pi.wait_for("(1/33)")
+    assert any("Auto-compact" in line and line.rstrip().endswith("true") for line in text.split("\n"))
+    pi.type("tui")
+    pi.wait_for(lambda s: any("TUI mode" in line and "fullscreen" in line for line in s.split("\n")))
+    pi.keys("Enter")
+    pi.wait_for("TUI mode: regular")
+    assert json.loads((pi.agent_dir / "settings.json").read_text())["tuiMode"] == "regular"
+    assert pi.tmux("display-message", "-p", "-t", "main", "#{alternate_on}").strip() == "0"
+    pi.keys("Escape")
+    pi.wait_for("fake-claude • medium")
+
+
+def test_settings_theme_preview(make_pi: Any, server: ScriptedServer) -> None:
+    """/settings → Theme previews a theme as the cursor reaches it (the `[Context]` heading repaints in
+    its colour), Esc goes back to the saved theme, and Enter saves the choice."""
+    from pi.tui.theme import builtin_theme
+
+    def heading(name: str) -> Any:
+        code = builtin_theme("dark" if name == "dark" else "light").fg_code("mdHeading")[2:-1]  # 38;2;r;g;b
+
+        def painted(screen: str) -> bool:
+            return any(code in line and "[Context]" in line for line in screen.split("\n"))
+
+        return painted
+
+    pi = _started(make_pi, server, settings={"theme": "dark"})
+    pi.wait_for(heading("dark"), ansi=True)
+    _command(pi, "/settings")
+    pi.wait_for("(1/33)")
+    pi.type("theme")
+    pi.wait_for(lambda s: any("Theme" in line and "dark" in line for line in s.split("\n")))
+    pi.keys("Enter")
+    pi.wait_for("→ dark")
+    pi.keys("Down")
+    pi.wait_for(heading("light"), ansi=True)
+    pi.keys("Escape")
+    pi.wait_for(heading("dark"), ansi=True)
+    assert json.loads((pi.agent_dir / "settings.json").read_text())["theme"] == "dark"
+    pi.keys("Enter")
+    pi.wait_for("→ dark")
+    pi.keys("Down")
+    pi.keys("Enter")
+    pi.wait_for("Theme: light")
+    pi.wait_for(heading("light"), ansi=True)
+    assert json.loads((pi.agent_dir / "settings.json").read_text())["theme"] == "light"
+
+
+def test_invalid_theme_file_is_reported(make_pi: Any, server: ScriptedServer) -> None:
+    """A theme file with a bad colour is reported at startup with the key that is wrong, and pi runs on."""
+    pi: TmuxPi = make_pi({"theme": "broken"})
+    (pi.agent_dir / "themes").mkdir()
+    colors = {token: "#808080" for token in builtin_theme_tokens()}
+    colors["accent"] = "not-a-colour"
+    (pi.agent_dir / "themes" / "broken.json").write_text(json.dumps({"name": "broken", "colors": colors}))
+    pi.start()
+    text = pi.wait_for("fake-claude • medium")
+    pi.wait_for("colors.accent")
+    text = pi.text()
+    assert "broken.json" in text
+
+
+def builtin_theme_tokens() -> list[str]:
+    from pi.tui.theme import TOKENS
+
+    return list(TOKENS)
+
+
+def test_check_49_name_and_title(make_pi: Any, server: ScriptedServer) -> None:
+    """Check 49: `/name` on an unnamed session warns; `/name demo` names it, the footer ends in ` • demo`
+    and the terminal title is `π - demo - work`."""
+    pi = _started(make_pi, server)
+    _command(pi, "/name")
+    pi.wait_for("Warning: Usage: /name <name>")
+    _command(pi, "/name demo")
+    text = pi.wait_for("Session name set: demo")
+    assert any(line.rstrip().endswith(" • demo") for line in text.split("\n"))
+    pi.wait_for(lambda s: pi.tmux("display-message", "-p", "-t", "main", "#{pane_title}").strip() == "π - demo - work")
+
+
+def test_check_50_session_info(make_pi: Any, server: ScriptedServer) -> None:
+    """Check 50: /session shows `Session Info`, the id, tool counts and the cache-warming mode."""
+    pi = _started(make_pi, server, anthropic_reply("Hello there."))
+    _chat(pi, "hi", "Hello there.")
+    _command(pi, "/session")
+    text = pi.wait_for("Session Info")
+    pi.wait_for("Tools: 0 calls, 0 results")
+    text = pi.text()
+    assert any(line.strip().startswith("ID: ") and len(line.strip()) > 30 for line in text.split("\n"))
+    assert "Mode: " in text
+
+
+def test_check_51_compact_too_small(make_pi: Any, server: ScriptedServer) -> None:
+    """Check 51 (first half): /compact on a tiny session says there is nothing to compact."""
+    pi = _started(make_pi, server)
+    _command(pi, "/compact")
+    pi.wait_for("Error: Compaction failed: Nothing to compact (session too small)")
+
+
+def test_check_52_new_session(make_pi: Any, server: ScriptedServer) -> None:
+    """Check 52: /new says `✓ New session started`, clears the chat and restores the default level."""
+    pi = _started(make_pi, server, anthropic_reply("First reply."))
+    _chat(pi, "first question", "First reply.")
+    pi.keys("BTab")
+    pi.wait_for("Thinking level: high")
+    _command(pi, "/new")
+    text = pi.wait_for("✓ New session started")
+    assert "First reply." not in text and "first question" not in text
+    pi.wait_for("fake-claude • medium")
+
+
+def test_check_53_hotkeys(make_pi: Any, server: ScriptedServer) -> None:
+    """Check 53: /hotkeys shows `Keyboard Shortcuts`, its tables and the model-cycling row."""
+    pi = _started(make_pi, server, regular=True)
+    _command(pi, "/hotkeys")
+    text = pi.wait_for(lambda s: "Keyboard Shortcuts" in s and "Cycle models" in s, history=True)
+    assert "Navigation" in text and "Editing" in text and "Other" in text
+    assert "Ctrl+P / Shift+Ctrl+P │ Cycle models" in text.replace("  ", " ") or any(
+        "Ctrl+P / Shift+Ctrl+P" in line and "│ Cycle models" in line for line in text.split("\n")
+    )
+
+
+def test_check_54_exit_goes_to_the_model(make_pi: Any, server: ScriptedServer) -> None:
+    """Check 54: `/exit` is not a command: it reaches the model as a user message."""
+    pi = _started(make_pi, server, anthropic_reply("Not a command."))
+    _chat(pi, "/exit", "Not a command.")
+    body = server.requests[0].json()
+    assert "/exit" in json.dumps(body["messages"])
+    assert "PI-EXIT" not in pi.text()
+
+
+def test_check_51_compact_and_queue_during_compaction(make_pi: Any, server: ScriptedServer) -> None:
+    """Check 51 (second half): with `compaction.keepRecentTokens: 10`, /compact shows the working label,
+    then `[compaction]` and `Compacted from N tokens`, and the footer's usage becomes `?`. A message sent
+    while compacting waits in the queue (`Queued message for after compaction`) and goes out afterwards."""
+    long_reply = "word " * 300
+    pi = _started(
+        make_pi,
+        server,
+        anthropic_reply(long_reply + "END1."),
+        anthropic_reply(long_reply + "END2."),
+        anthropic_reply("## Goal\nThe summary.", chunk_delay=0.3, pieces=6),
+        anthropic_reply("The turn so far."),  # the kept turn's prefix is summarised too
+        anthropic_reply("After the summary."),
+        settings={"compaction": {"keepRecentTokens": 10}},
+    )
+    _chat(pi, "first " * 50, "END1.")
+    _chat(pi, "second " * 50, "END2.")
+    _command(pi, "/compact")
+    pi.wait_for("Compacting context... (escape to cancel)")
+    _command(pi, "after compaction")
+    text = pi.wait_for("Queued message for after compaction")
+    assert "Queued: after compaction" in text
+    text = pi.wait_for("Compacted from ")
+    assert "[compaction]" in text and "(ctrl+o to expand)" in text
+    assert "?/200k" in text
+    pi.wait_for("After the summary.")
+    pi.wait_idle()
+    assert "Queued: after compaction" not in pi.text()
+    last = json.dumps(server.requests[-1].json()["messages"])
+    assert "after compaction" in last and "The summary." in last
+    assert len(server.requests) == 5
+
+
+def test_check_55_logout_and_login(make_pi: Any, server: ScriptedServer) -> None:
+    """Check 55: /logout with nothing stored says so; /login shows the three methods; Esc Esc returns to
+    the editor."""
+    pi = _started(make_pi, server)
+    _command(pi, "/logout")
+    pi.wait_for("No stored credentials to remove.")
+    _command(pi, "/login")
+    text = pi.wait_for("Select authentication method:")
+    assert "Sign in with an account" in text and "Sign in with an API key" in text and "Sign in with Radius" in text
+    pi.keys("Escape")
+    pi.wait_gone("Select authentication method:")
+    pi.type("typed after")
+    pi.wait_for("typed after")
