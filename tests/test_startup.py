@@ -78,13 +78,13 @@ def test_exit_handlers_run_and_the_code_is_returned() -> None:
     code = (
         "import atexit, sys\n"
         "atexit.register(lambda: sys.stderr.write('teardown ran'))\n"
-        "sys.argv = ['pi', '--no-such-option']\n"
+        "sys.argv = ['pi', '--mode', 'bogus']\n"
         "from pi.app.cli import entry\n"
         "entry()\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 1
-    assert "Unknown option: --no-such-option" in out.stderr
+    assert 'Invalid mode "bogus"' in out.stderr
     assert out.stderr.endswith("teardown ran")
 
 

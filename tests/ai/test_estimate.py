@@ -13,8 +13,10 @@ def model(window: int, max_tokens: int) -> Model:
 
 def with_input(tokens: int) -> Context:
     """A context whose last reply reports `tokens` tokens of usage (and nothing after it)."""
-    reply = AssistantMessage(api="x", provider="p", model="m", usage=Usage(input=tokens, total_tokens=tokens))
-    return Context(messages=[UserMessage(content="q"), reply])
+    question = UserMessage(content="q", timestamp=1)
+    usage = Usage(input=tokens, total_tokens=tokens)
+    reply = AssistantMessage(api="x", provider="p", model="m", usage=usage, timestamp=2)  # answers the question
+    return Context(messages=[question, reply])
 
 
 def test_the_estimate_trusts_reported_usage_and_counts_what_follows() -> None:

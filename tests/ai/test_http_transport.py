@@ -25,6 +25,8 @@ async def test_the_shared_client_on_asyncio_uses_the_asyncio_transport(
         return await original(self, request)
 
     monkeypatch.setattr(AsyncioTransport, "handle_async_request", recording)
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
     server.queue(json_response(200, {"ok": True}, headers={"x-reply": "yes"}))
     client = get_client()
     try:
@@ -102,3 +104,19 @@ async def test_a_body_cut_mid_stream_is_an_httpx_transport_error(server: Scripte
         with pytest.raises(httpx.TransportError):
             async for _ in reply.aiter_bytes():
                 pass
+
+
+async def test_a_proxy_from_the_environment_still_carries_the_requests(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", server.url)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    server.queue(json_response(200, {"via": "proxy"}))
+    client = get_client()
+    try:
+        response = await client.get("http://models.example.invalid/v1/models")
+        assert response.json() == {"via": "proxy"}
+        assert server.requests[0].path == "http://models.example.invalid/v1/models"  # absolute form: a proxy request
+    finally:
+        await client.aclose()

@@ -572,3 +572,59 @@ def test_59_failing_project_trust_handler_falls_through(env: Env) -> None:
     assert done.returncode == 0, done.stderr
     assert f'Warning: Extension "{path}" project_trust error: division by zero' in done.stderr
     assert logged(env) == []
+
+
+COUNTED = """
+def setup(pi):
+    log("setup")
+    pi.on("project_trust", lambda event, ctx: {"trusted": "yes"})
+    pi.on("session_start", lambda event, ctx: log("start"))
+"""
+
+
+def test_the_trust_pass_and_the_session_share_extension_instances(env: Env) -> None:
+    """User and `-e` extensions are asked about project trust before the session loads: setup runs once."""
+    extension(env, "x.py", STARTS.format(name="project"), env.cwd / ".pi" / "extensions")
+    counted = extension(env, "counted.py", COUNTED)
+    extension(env, "user.py", COUNTED, env.agent_dir / "extensions")
+    env.server.queue(text_reply("one"))
+    done = env.run("-e", str(counted), "-p", *MODEL, "hi")
+    assert done.returncode == 0, done.stderr
+    assert logged(env) == ["setup", "setup", "start", "project", "start"]
+
+
+def test_22_nested_calls_carry_their_parent_and_are_recorded(env: Env) -> None:
+    (env.cwd / "a.txt").write_text("alpha secret text\n")
+    path = extension(
+        env,
+        "outer.py",
+        """
+        def setup(pi):
+            async def execute(call_id, params, signal, on_update, ctx):
+                first = await ctx.execute_tool("read", {"path": "a.txt"})
+                await ctx.execute_tool("read", {})
+                return {"content": "outer saw " + str(len(first["content"])), "details": None}
+
+            pi.register_tool({"name": "outer", "description": "o", "parameters": {"type": "object"}, "execute": execute})
+            pi.on("tool_execution_start", lambda e, c: log(["start", e.tool_call_id, e.parent_tool_call_id]))
+        """,
+    )
+    env.server.queue(tool_reply([("outer", {})]), text_reply("done"))
+    done = env.run("-e", str(path), "--mode", "json", *MODEL, "go")
+    assert done.returncode == 0, done.stderr
+    events = json_events(done.stdout)
+    starts = [(e["toolCallId"], e.get("parentToolCallId")) for e in events if e["type"] == "tool_execution_start"]
+    assert starts == [("call_0_outer", None), ("call_0_outer/1", "call_0_outer"), ("call_0_outer/2", "call_0_outer")]
+    ends = [e for e in events if e["type"] == "tool_execution_end" and e.get("parentToolCallId")]
+    assert [e["isError"] for e in ends] == [False, True]
+    assert ["start", "call_0_outer/1", "call_0_outer"] in logged(env)
+    results = [e["message"] for e in events if e["type"] == "message_end" and e["message"]["role"] == "toolResult"]
+    record = results[0]["nestedCalls"]
+    assert [(c["id"], c["name"], c["status"]) for c in record["calls"]] == [
+        ("call_0_outer/1", "read", "ok"),
+        ("call_0_outer/2", "read", "error"),
+    ]
+    assert record["complete"] is True and record["calls"][0]["arguments"] == {"path": "a.txt"}
+    assert "alpha secret" not in json.dumps(record) and "durationMs" in record["calls"][0]
+    stored = (env.agent_dir / "sessions").rglob("*.jsonl")
+    assert any('"nestedCalls"' in p.read_text() for p in stored)

@@ -95,15 +95,16 @@ def get_client() -> httpx.AsyncClient:
     """A connection-pooling client for the running event loop.
 
     On asyncio's own event loop, requests go through `AsyncioTransport` (httpcore on asyncio's
-    sockets, without anyio); another loop implementation (uvloop) keeps httpx's default transport.
-    Proxies from the environment use httpx's transports either way.
+    sockets, without anyio). Another loop implementation (uvloop) keeps httpx's default transport,
+    and so does a process with proxies configured: httpx applies the environment's proxies only to
+    its own transports.
     """
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
     if client is None or client.is_closed:
         verify: ssl.SSLContext | bool = deferred_trust_context() if _httpx_builds_default_context() else True
         transport: httpx.AsyncBaseTransport | None = None
-        if isinstance(loop, asyncio.BaseEventLoop):
+        if isinstance(loop, asyncio.BaseEventLoop) and not _proxies_configured():
             from pi.ai.http_transport import AsyncioTransport
 
             transport = AsyncioTransport(verify if isinstance(verify, ssl.SSLContext) else deferred_trust_context())
@@ -115,6 +116,13 @@ def get_client() -> httpx.AsyncClient:
         )
         _clients[loop] = client
     return client
+
+
+def _proxies_configured() -> bool:
+    """Whether the environment names a proxy, as httpx reads it (``*_PROXY`` variables and the system's settings)."""
+    import urllib.request  # already loaded by httpx's cookie support
+
+    return bool({key: url for key, url in urllib.request.getproxies().items() if key != "no"})
 
 
 class ProviderHTTPError(Exception):
@@ -271,8 +279,12 @@ async def open_stream(
 
 
 async def open_model_stream(request: RequestSpec, model: Model, options: StreamOptions) -> httpx.Response:
-    """`open_stream` with the retry, timeout and abort settings of one request's options."""
-    return await open_stream(
+    """`open_stream` with the retry, timeout and abort settings of one request's options.
+
+    A callable ``options.extra["on_response"]`` is awaited with the status and headers of the
+    response before its body is read (extensions' `after_provider_response`).
+    """
+    response = await open_stream(
         request,
         signal=options.signal,
         max_retries=options.max_retries,
@@ -281,6 +293,10 @@ async def open_model_stream(request: RequestSpec, model: Model, options: StreamO
         model_id=model.id,
         timeout_s=options.timeout_s,
     )
+    on_response = options.extra.get("on_response")
+    if callable(on_response):
+        await on_response(response.status_code, response.headers)
+    return response
 
 
 @dataclass(slots=True)

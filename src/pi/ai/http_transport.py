@@ -6,7 +6,8 @@ which imports anyio and goes through it for every read. This transport is the sa
 `httpx.AsyncBaseTransport` here, `network_backend=` of `httpcore.AsyncConnectionPool` there. The
 pool settings are httpx's defaults (100 connections, 20 kept alive for 5 seconds, HTTP/1.1), and
 httpcore's exceptions become the httpx exceptions of the same name, so callers see what the default
-transport gives them. Proxies configured in the environment keep httpx's own transports.
+transport gives them. httpx applies the environment's proxies only to its own transports, so a
+process with a proxy configured does not use this one (see `pi.ai.http.get_client`).
 """
 
 from __future__ import annotations

@@ -105,6 +105,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if "--help" in options or "-h" in options:
         sys.stdout.write(USAGE)
+        from pathlib import Path
+
+        from pi.app.paths import agent_dir
+        from pi.app.session_extensions_config import help_may_list_flags
+
+        if os.path.isdir(".") and help_may_list_flags(options, agent_dir(), Path(".").resolve()):
+            from pi.app.session_extensions_cli import help_flag_lines
+
+            extra = help_flag_lines(options)
+            if extra:
+                sys.stdout.write("\n".join(extra) + "\n")
         return 0
 
     try:

@@ -379,12 +379,8 @@ async def _list_models_session(
 
 
 async def _run_async(args: Args, stdin_text: str | None) -> int:
-    from pi.app.agent_session import NoApiKeyError
-    from pi.app.cli_config import apply_http_proxy, restored_cli_tool_names, select_cli_tool_names
     from pi.app.modes.interactive.cli_entry import stdio_is_terminal
     from pi.app.paths import agent_dir as get_agent_dir
-    from pi.app.sdk import CreateSessionOptions, create_agent_session
-    from pi.app.session_extensions_cli import extension_options
 
     cwd = Path(os.getcwd()).resolve()
     agent_dir = get_agent_dir()
@@ -398,6 +394,15 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
         from pi.app.modes.interactive.trust_prompt import ask_project_trust
 
         args.approve = await ask_project_trust(cwd, agent_dir, theme_name=args.use_theme, tui_mode=args.tui_mode or "")
+    global _first_frame
+    from pi.app.modes.interactive.cli_entry import first_frame_before_session
+
+    _first_frame = first_frame_before_session(args, cwd, agent_dir)  # the heavy imports below come after it
+    from pi.app.agent_session import NoApiKeyError
+    from pi.app.cli_config import apply_http_proxy, restored_cli_tool_names, select_cli_tool_names
+    from pi.app.sdk import CreateSessionOptions, create_agent_session
+    from pi.app.session_extensions_cli import extension_options
+
     settings, auth, registry, project_trusted = _load_config(cwd, agent_dir, args)
     apply_http_proxy(settings)
     if args.resume and stdio_is_terminal():
@@ -479,7 +484,8 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
     from pi.app.modes.interactive.cli_entry import run_from_cli, wants_interactive
 
     if wants_interactive(args, mode):
-        return await run_from_cli(session, args, messages, images)
+        frame, _first_frame = _first_frame, None
+        return await run_from_cli(session, args, messages, images, first_frame=frame)
     if session.model is None:
         raise CliError(
             "No models available.\nSet an API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, etc.) "
@@ -550,13 +556,28 @@ def _mark_process() -> None:
     os.environ["AI_AGENT"] = "pi"
 
 
+_first_frame: Any = None
+"""The interactive UI's first frame while the session is built (`cli_entry.first_frame_before_session`)."""
+
+
+def _close_first_frame() -> None:
+    """An exit before the UI took the terminal over: give it back before any error is printed."""
+    global _first_frame
+    frame, _first_frame = _first_frame, None
+    if frame is not None:
+        frame.close()
+
+
 def run(args: Args) -> int:
     stdin_text = _read_stdin() if args.mode != "rpc" else None
     _mark_process()
     _configure_logging(args.verbose)
     _end_on_termination_signals()
     try:
-        return asyncio.run(_run_async(args, stdin_text))
+        try:
+            return asyncio.run(_run_async(args, stdin_text))
+        finally:
+            _close_first_frame()
     except CliError as exc:
         _warn(str(exc))
         return 1

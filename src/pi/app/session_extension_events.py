@@ -43,7 +43,10 @@ class EventForwarder:
             ),
             "message_end": lambda e: ext.MessageEndEvent(message=e.message),
             "tool_execution_start": lambda e: ext.ToolExecutionStartEvent(
-                tool_call_id=e.tool_call_id, tool_name=e.tool_name, args=e.args
+                tool_call_id=e.tool_call_id,
+                tool_name=e.tool_name,
+                args=e.args,
+                parent_tool_call_id=getattr(e, "parent_tool_call_id", None),
             ),
             "tool_execution_update": lambda e: ext.ToolExecutionUpdateEvent(
                 tool_call_id=e.tool_call_id,
@@ -57,6 +60,8 @@ class EventForwarder:
                 result=_result(e.result),
                 is_error=e.is_error,
                 duration_ms=int(e.duration_ms) if e.duration_ms is not None else None,
+                args=getattr(e, "args", None),
+                parent_tool_call_id=getattr(e, "parent_tool_call_id", None),
             ),
             "model_select": lambda e: ext.ModelSelectEvent(
                 model=e.model, previous_model=e.previous_model, source=e.source

@@ -47,34 +47,35 @@ class NestedCalls:
     def get_callable_tools(self) -> list[str]:
         return [tool.name for tool in self.owner.session.agent.state.tools]
 
-    async def _emit(self, event: ext.EventModel) -> None:
-        runner = self.owner.runner
-        if runner is not None and runner.has_handlers(event.type):
-            await runner.emit(event)
-
     async def execute_tool(
         self, name: str, args: dict[str, Any], signal: AbortSignal | None, on_update: Callable[[Any], Any] | None
     ) -> dict[str, Any]:
+        """Run a nested call; its `tool_execution_*` session events (JSON, RPC, extension handlers)
+        carry `parent_tool_call_id`, and the parent's result message records it (`nestedCalls`)."""
+        from pi.app.session_extension_nested_events import NestedToolExecutionEndEvent, NestedToolExecutionStartEvent
+
         self.count += 1
         call_id = f"{self.parent_id}/{self.count}"
         parent = self.parent_id
-        await self._emit(
-            ext.ToolExecutionStartEvent(tool_call_id=call_id, tool_name=name, args=args, parent_tool_call_id=parent)
+        session = self.owner.session
+        await session.emit_session_event(
+            NestedToolExecutionStartEvent(tool_call_id=call_id, tool_name=name, args=dict(args), parent_tool_call_id=parent)
         )
         started = time.monotonic()
         outcome = await self._run(call_id, name, dict(args), signal)
-        duration = int((time.monotonic() - started) * 1000)
-        await self._emit(
-            ext.ToolExecutionEndEvent(
+        duration = (time.monotonic() - started) * 1000
+        await session.emit_session_event(
+            NestedToolExecutionEndEvent(
                 tool_call_id=call_id,
                 tool_name=name,
-                args=args,
-                result=outcome,
+                result=to_tool_result(outcome),
                 is_error=bool(outcome.get("isError")),
                 duration_ms=duration,
                 parent_tool_call_id=parent,
+                args=dict(args),
             )
         )
+        self.owner.points.nested.record(parent, call_id, name, args, outcome, duration)
         return outcome
 
     async def _run(self, call_id: str, name: str, args: dict[str, Any], signal: AbortSignal | None) -> dict[str, Any]:

@@ -17,6 +17,7 @@ session module calls (see `AgentSession.install_extension_points`):
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +58,10 @@ class ExtensionPoints:
         """A boundary handler asked for one more provider request; honoured before the run settles."""
         self.chained_message: Any = None
         """The last message `message_end` handlers already saw (the forwarder must not repeat it)."""
+        from pi.app.session_extension_nested_events import NestedRecords
+
+        self.nested = NestedRecords()
+        """Nested tool calls, until their parent's tool-result message takes them (`nestedCalls`)."""
 
     @property
     def runner(self) -> ExtensionRunner | None:
@@ -105,7 +110,13 @@ class ExtensionPoints:
     # -- messages and boundaries ----------------------------------------------------------------
 
     async def message_end(self, message: Any) -> Any:
-        """The message to store: `message_end` handlers' replacement (same role), else `message`."""
+        """The message to store: `message_end` handlers' replacement (same role), else `message`.
+
+        A tool result whose call made nested calls gets their record first."""
+        if _role(message) == "toolResult" and hasattr(message, "nested_calls"):
+            record = self.nested.take(message.tool_call_id)
+            if record is not None:
+                message.nested_calls = record
         runner = self._has("message_end")
         if runner is None:
             return message
@@ -113,6 +124,8 @@ class ExtensionPoints:
         if replaced is message or _role(replaced) != _role(message):
             self.chained_message = message
             return message
+        if hasattr(replaced, "model_dump"):  # validated again: a handler may have put plain dicts inside
+            replaced = replaced.model_dump(by_alias=True, warnings=False)
         if isinstance(replaced, dict):
             try:
                 replaced = type(message).model_validate(replaced)
@@ -121,7 +134,7 @@ class ExtensionPoints:
                 self.chained_message = message
                 return message
         self.chained_message = message
-        if type(replaced) is type(message) and hasattr(message, "model_fields"):
+        if type(replaced) is type(message) and hasattr(type(message), "model_fields"):
             # In place: the run's own context and the agent's transcript hold this very object.
             for name in type(message).model_fields:
                 setattr(message, name, getattr(replaced, name))
@@ -219,7 +232,7 @@ class ExtensionPoints:
             runner = self.runner
             if runner is not None:
                 context = await self._context_with_system(runner, context)
-                options = await self._headers(runner, options)
+                options, model = await self._headers(runner, options, model)
                 options = self._on_response(runner, options)
             call = inner
             if call is None:
@@ -250,12 +263,20 @@ class ExtensionPoints:
         rest = [m for m in messages if _role(m) != "system"]
         return context.model_copy(update={"system_prompt": system_prompt, "messages": rest})
 
-    async def _headers(self, runner: ExtensionRunner, options: StreamOptions) -> StreamOptions:
+    async def _headers(
+        self, runner: ExtensionRunner, options: StreamOptions, model: Model
+    ) -> tuple[StreamOptions, Model]:
+        """Handlers edit the request's headers; a removed one is also left out of the model's own headers."""
         if not runner.has_handlers("before_provider_headers"):
-            return options
+            return options, model
         headers: dict[str, Any] = dict(options.headers or {})
+        before = {k.lower() for k in headers}
         await runner.emit_before_provider_headers(headers)
-        return replace(options, headers={k: str(v) for k, v in headers.items()})
+        removed = before - {k.lower() for k in headers}
+        if removed and model.headers:
+            kept = {k: v for k, v in model.headers.items() if k.lower() not in removed}
+            model = model.model_copy(update={"headers": kept})
+        return replace(options, headers={k: str(v) for k, v in headers.items()}), model
 
     def _on_response(self, runner: ExtensionRunner, options: StreamOptions) -> StreamOptions:
         if not runner.has_handlers("after_provider_response"):
@@ -277,7 +298,7 @@ def _observed(runner: ExtensionRunner, events: Any, model: Model) -> AssistantMe
     async def pump() -> None:
         try:
             async for event in events:
-                data = event.model_dump(mode="json", by_alias=True) if hasattr(event, "model_dump") else event
+                data = _event_data(event)
                 await runner.emit(
                     ext.ProviderStreamEventEvent(provider=model.provider, api=str(model.api), model=model.id, data=data)
                 )
@@ -286,6 +307,19 @@ def _observed(runner: ExtensionRunner, events: Any, model: Model) -> AssistantMe
             out.end()
 
     out.task = asyncio.ensure_future(pump())
+    return out
+
+
+def _event_data(event: Any) -> Any:
+    """A stream event as plain data (the growing `partial` message left out: it is in the final one)."""
+    if not dataclasses.is_dataclass(event):
+        return event
+    out: dict[str, Any] = {}
+    for item in dataclasses.fields(event):
+        if item.name == "partial":
+            continue
+        value = getattr(event, item.name)
+        out[item.name] = value.model_dump(mode="json", by_alias=True) if hasattr(value, "model_dump") else value
     return out
 
 

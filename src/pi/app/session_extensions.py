@@ -167,7 +167,13 @@ class SessionExtensions:
         if self.runner is not None:
             return self.diagnostics
         sources, diagnostics = self._sources()
-        loader, result = await load_extensions(sources, self.session.cwd)
+        from pi.app.extensions.loader import take_offered_loader
+
+        earlier = take_offered_loader(self.session.cwd) if self.loader is None else None
+        if earlier is not None:  # the trust pass's instances: their setup already ran
+            loader, result = earlier, await earlier.load(sources)
+        else:
+            loader, result = await load_extensions(sources, self.session.cwd)
         self.loader = loader
         runtime = loader.runtime
         registry = runtime.registry

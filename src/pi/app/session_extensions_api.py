@@ -123,6 +123,10 @@ class SessionExtensionMethods:
         if self._extensions is not None:
             await self._extensions.shutdown(reason)
 
+    async def emit_session_event(self, event: Any) -> None:
+        """Tell every session listener (modes, extension handlers) of an event made outside the agent."""
+        await self._core.events.emit(event)
+
     def install_extension_points(self, points: ExtensionPoints) -> None:
         """Put the extensions' gates and boundaries at their points of the session (once per session)."""
         self._navigation.before_tree = points.before_tree

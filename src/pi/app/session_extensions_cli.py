@@ -8,6 +8,7 @@ diagnostics and the `pi -ne` hint, in every mode.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -90,7 +91,7 @@ async def bootstrap_project_trust(args: Args, cwd: Path, agent_dir: Path, warn: 
     from pi.app import trust
     from pi.app.extensions.context import Mode, ProjectTrustContext
     from pi.app.extensions.discovery import DiscoveryOptions, discover_extensions
-    from pi.app.extensions.loader import load_extensions
+    from pi.app.extensions.loader import load_extensions, offer_loader
     from pi.app.extensions.project_trust import emit_project_trust
     from pi.app.extensions.ui import NoOpUI
 
@@ -107,12 +108,12 @@ async def bootstrap_project_trust(args: Args, cwd: Path, agent_dir: Path, warn: 
         )
     )
     loader, _ = await load_extensions(found.enabled(), cwd)  # load problems are reported by the real load
+    offer_loader(cwd, loader)  # the session's load reuses these instances: each setup runs once
     registry = loader.runtime.registry
     if not registry.has_handlers("project_trust"):
         return None
     mode: Mode = "rpc" if args.mode == "rpc" else "json" if args.mode == "json" else "print"
     outcome = await emit_project_trust(registry, cwd, ProjectTrustContext(str(cwd), mode, NoOpUI()))
-    loader.runtime.invalidate()
     for diagnostic in outcome.diagnostics:
         warn(diagnostic.render())
     if outcome.trusted is not None and outcome.remember:
@@ -120,4 +121,64 @@ async def bootstrap_project_trust(args: Args, cwd: Path, agent_dir: Path, warn: 
     return outcome.trusted
 
 
-__all__ = ["bootstrap_project_trust", "extension_flag_values", "extension_options", "load_cli_extensions"]
+def help_flag_lines(raw: list[str]) -> list[str]:
+    """The `Extension flags:` section of `--help`, listing the flags of the configured user and `-e`
+    extensions (project ones too with `--approve`); empty, without importing the machinery, when none is
+    configured. Extensions are loaded without a session: no event is emitted."""
+    from pi.app.args import ArgsError, parse_args
+    from pi.app.paths import agent_dir as get_agent_dir
+    from pi.app.session_extensions_config import ExtensionConfig, wants_extensions
+    from pi.app.settings import SettingsManager
+
+    try:
+        args = parse_args([a for a in raw if a not in ("-h", "--help")], allow_unknown=True)
+    except ArgsError:
+        return []
+    cwd, agent_dir = Path.cwd().resolve(), get_agent_dir()
+    trusted = args.approve is True
+    config = ExtensionConfig(agent_dir=agent_dir, paths=list(args.extensions), no_extensions=args.no_extensions)
+    config.project_trusted = trusted
+    settings = SettingsManager.create(cwd, agent_dir, project_trusted=trusted)
+    if not wants_extensions(config, cwd, settings.global_data, settings.project_data):
+        return []
+    return asyncio.run(_flag_lines(args, cwd, agent_dir, settings, trusted))
+
+
+async def _flag_lines(args: Args, cwd: Path, agent_dir: Path, settings: Any, trusted: bool) -> list[str]:
+    from pi.app.extensions.discovery import DiscoveryOptions, discover_extensions
+    from pi.app.extensions.loader import load_extensions
+
+    entries = settings.global_data.get("extensions") or []
+    project = (settings.project_data.get("extensions") or []) if trusted else []
+    found = discover_extensions(
+        DiscoveryOptions(
+            cwd=cwd,
+            agent_dir=agent_dir,
+            project_trusted=trusted,
+            cli_paths=list(args.extensions),
+            no_extensions=args.no_extensions,
+            user_entries=[e for e in entries if isinstance(e, str)],
+            project_entries=[e for e in project if isinstance(e, str)],
+            entry_points=False,
+            load_builtins=False,
+        )
+    )
+    loader, _ = await load_extensions(found.enabled(), cwd)  # a broken extension just adds no flags here
+    flags = loader.runtime.registry.flags()
+    loader.runtime.invalidate()
+    if not flags:
+        return []
+    lines = ["", "Extension flags:"]
+    for flag in flags.values():
+        option = f"--{flag.name}" + (" <value>" if flag.type == "string" else "")
+        lines.append(f"  {option:<28} {flag.description or ''}".rstrip())
+    return lines
+
+
+__all__ = [
+    "bootstrap_project_trust",
+    "extension_flag_values",
+    "extension_options",
+    "help_flag_lines",
+    "load_cli_extensions",
+]

@@ -73,4 +73,26 @@ def wants_extensions(
     return False
 
 
-__all__ = ["ExtensionConfig", "wants_extensions"]
+def help_may_list_flags(options: Sequence[str], agent_dir: Path, cwd: Path) -> bool:
+    """Whether `--help` might have extension flags to list: `-e` given, a user extension folder with
+    entries, or settings naming extensions or packages (a text search; the exact test comes later)."""
+    if any(o in ("-e", "--extension") or o.startswith("--extension=") for o in options):
+        return True
+    if "-ne" in options or "--no-extensions" in options:
+        return False
+    if _has_entries(agent_dir / "extensions"):
+        return True
+    settings = [agent_dir / "settings.json"]
+    if "--approve" in options or "-a" in options:
+        settings.append(cwd / ".pi" / "settings.json")
+    for path in settings:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if '"extensions"' in text or '"packages"' in text:
+            return True
+    return False
+
+
+__all__ = ["ExtensionConfig", "help_may_list_flags", "wants_extensions"]

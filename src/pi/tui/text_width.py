@@ -11,9 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
+from types import ModuleType
 from typing import ClassVar
-
-import wcwidth
 
 __all__ = [
     "ANSI_RE",
@@ -37,6 +36,32 @@ _TAB = "   "
 _ASCII_CONTROLS = {c: None for c in range(32)} | {9: _TAB, 127: None}
 _SGR_RESET = "\x1b[0m"
 _OSC8_CLOSE = "\x1b]8;;\x1b\\"
+
+#: Characters the UI draws on every frame (box drawing, block elements, the spinner's braille, the
+#: footer's arrows and bullets) that take exactly one cell each and never join a neighbour into a
+#: grapheme. Text made only of these and printable ASCII is measured without the Unicode tables, so
+#: the first frame does not wait for `wcwidth` to load; tests check every one against wcwidth.
+NARROW_SYMBOLS = frozenset(
+    "\u00b7\u2022\u2026\u2190\u2191\u2192\u2193\u23ce\u25b6\u25b8\u25cb\u25cf\u2713\u2717"
+    + "".join(chr(c) for c in range(0x2500, 0x25A0))
+    + "".join(chr(c) for c in range(0x2800, 0x2900))
+)
+_wcwidth_module: ModuleType | None = None
+
+
+def _wc() -> ModuleType:
+    """`wcwidth`, imported the first time text needs its tables (it costs tens of milliseconds)."""
+    global _wcwidth_module
+    if _wcwidth_module is None:
+        import wcwidth
+
+        _wcwidth_module = wcwidth
+    return _wcwidth_module
+
+
+def _all_narrow(text: str) -> bool:
+    """Every character is printable ASCII or one of `NARROW_SYMBOLS`: one cell each."""
+    return all((" " <= ch <= "~") or ch in NARROW_SYMBOLS for ch in text)
 
 
 def strip_ansi(text: str) -> str:
@@ -64,6 +89,9 @@ def _wide_text_width(text: str) -> int:
     text = strip_ansi(text)
     if "\t" in text:
         text = text.replace("\t", _TAB)
+    if _all_narrow(text):
+        return len(text)
+    wcwidth = _wc()
     width = wcwidth.wcswidth(text)
     if width >= 0:
         return int(width)
@@ -74,7 +102,9 @@ def _wide_text_width(text: str) -> int:
 def _grapheme_width(grapheme: str) -> int:
     if grapheme.isascii():
         return 1 if grapheme.isprintable() else 0
-    width = wcwidth.wcswidth(grapheme)
+    if len(grapheme) == 1 and grapheme in NARROW_SYMBOLS:
+        return 1
+    width = _wc().wcswidth(grapheme)
     return int(width) if width > 0 else 0
 
 
@@ -91,7 +121,11 @@ def _cells(segment: str) -> Iterator[tuple[str, int]]:
         for ch in segment:
             yield ch, (1 if ch.isprintable() else 0)
         return
-    for grapheme in wcwidth.iter_graphemes(segment):
+    if _all_narrow(segment):
+        for ch in segment:
+            yield ch, 1
+        return
+    for grapheme in _wc().iter_graphemes(segment):
         yield grapheme, _grapheme_width(grapheme)
 
 

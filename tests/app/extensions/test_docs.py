@@ -56,3 +56,23 @@ def test_documented_ctx_members_exist() -> None:
 def test_documented_ui_methods_exist() -> None:
     documented = set(re.findall(r"`ctx\.ui\.(\w+)\(", section("The `ctx` object")))
     assert documented and documented <= public(UIContext)
+
+
+SESSION_SOURCES = [
+    *sorted((Path(__file__).resolve().parents[3] / "src" / "pi" / "app").glob("session_*.py")),
+    *(Path(__file__).resolve().parents[3] / "src" / "pi" / "app" / "extensions" / n for n in ("hook_bridge.py", "project_trust.py")),
+]
+
+
+def _raised_by_the_session(event: str) -> bool:
+    """Whether session code builds the event's model or calls the runner's `emit_<event>`."""
+    model = "".join(part.capitalize() for part in event.split("_")) + "Event"
+    text = "\n".join(path.read_text(encoding="utf-8") for path in SESSION_SOURCES)
+    return re.search(rf"\b{model}\b|\bemit_{event}\(", text) is not None
+
+
+def test_the_delivered_column_matches_what_the_session_raises() -> None:
+    rows = re.findall(r"^\| `(\w+)` \|.*\| (yes|no) \|$", section("Events"), flags=re.MULTILINE)
+    assert len(rows) == 41
+    wrong = [(name, said) for name, said in rows if (said == "yes") != _raised_by_the_session(name)]
+    assert wrong == []

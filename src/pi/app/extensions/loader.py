@@ -204,6 +204,20 @@ async def load_extensions(
     return loader, await loader.load(sources)
 
 
+_offered: dict[Path, ExtensionLoader] = {}
+"""Loaders of an earlier pass in this process (the CLI's project-trust pass), by cwd, kept for the session."""
+
+
+def offer_loader(cwd: Path, loader: ExtensionLoader) -> None:
+    """Keep `loader` so that the next session load in `cwd` reuses its instances (setup runs once)."""
+    _offered[cwd.resolve()] = loader
+
+
+def take_offered_loader(cwd: Path) -> ExtensionLoader | None:
+    """The loader `offer_loader` kept for `cwd`, handed out once."""
+    return _offered.pop(cwd.resolve(), None)
+
+
 def startup_failure_lines(diagnostics: Sequence[Diagnostic]) -> list[str]:
     """What the CLI prints to stderr before exiting 1 when loading failed at start-up (empty when fine)."""
     if not any(d.level == "error" for d in diagnostics):
@@ -218,5 +232,7 @@ __all__ = [
     "load_extensions",
     "module_name",
     "next_generation",
+    "offer_loader",
     "startup_failure_lines",
+    "take_offered_loader",
 ]

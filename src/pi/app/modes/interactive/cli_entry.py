@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi.app.agent_session import AgentSession
     from pi.app.args import Args
+    from pi.app.modes.interactive.first_frame import FirstFrame
 
 
 def stdio_is_terminal() -> bool:
@@ -33,8 +34,39 @@ def _version() -> str:
         return "0.0.0"
 
 
-async def run_from_cli(session: AgentSession, args: Args, messages: list[str], images: list[Any]) -> int:
-    """Build the interactive context from the CLI flags and settings, and run the UI."""
+def first_frame_before_session(args: Args, cwd: Path, agent_dir: Path) -> FirstFrame | None:
+    """For `pi` in a terminal, the UI's first frame drawn before the session is built (None: not drawn).
+
+    Not for runs that open a picker or a stored session first (`-r`, `--session`, `--fork`) or that
+    end without the UI (`--list-models`, `--export`); see `first_frame` for what else skips it.
+    """
+    if not wants_interactive(args, args.mode or "text") or args.resume or args.session or args.fork:
+        return None
+    if args.list_models or args.export is not None:
+        return None
+    from pi.app.modes.interactive.first_frame import show_first_frame
+
+    return show_first_frame(args, cwd, agent_dir, _version())
+
+
+async def run_from_cli(
+    session: AgentSession, args: Args, messages: list[str], images: list[Any], *, first_frame: FirstFrame | None = None
+) -> int:
+    """Build the interactive context from the CLI flags and settings, and run the UI.
+
+    `first_frame`: the frame drawn before the session was built; the UI takes its terminal over.
+    """
+    try:
+        return await _run_from_cli(session, args, messages, images, first_frame)
+    except BaseException:
+        if first_frame is not None:
+            first_frame.close()  # idempotent: the UI restores the same terminal when it ran
+        raise
+
+
+async def _run_from_cli(
+    session: AgentSession, args: Args, messages: list[str], images: list[Any], first_frame: FirstFrame | None
+) -> int:
     from pi.app.modes.interactive import run_interactive_mode
     from pi.app.modes.interactive.context import InteractiveContext
     from pi.app.paths import agent_dir
@@ -54,6 +86,7 @@ async def run_from_cli(session: AgentSession, args: Args, messages: list[str], i
         no_session=bool(args.no_session),
         session_dir=args.session_dir,
         model_scope=scope,
+        terminal=first_frame.take_over() if first_frame is not None else None,
     )
     from pi.app.modes.interactive.trust_prompt import untrusted_notice
 
@@ -63,4 +96,4 @@ async def run_from_cli(session: AgentSession, args: Args, messages: list[str], i
     return await run_interactive_mode(session, context)
 
 
-__all__ = ["run_from_cli", "stdio_is_terminal", "wants_interactive"]
+__all__ = ["first_frame_before_session", "run_from_cli", "stdio_is_terminal", "wants_interactive"]
