@@ -605,7 +605,8 @@ def test_22_nested_calls_carry_their_parent_and_are_recorded(env: Env) -> None:
                 await ctx.execute_tool("read", {})
                 return {"content": "outer saw " + str(len(first["content"])), "details": None}
 
-            pi.register_tool({"name": "outer", "description": "o", "parameters": {"type": "object"}, "execute": execute})
+            schema = {"type": "object"}
+            pi.register_tool({"name": "outer", "description": "o", "parameters": schema, "execute": execute})
             pi.on("tool_execution_start", lambda e, c: log(["start", e.tool_call_id, e.parent_tool_call_id]))
         """,
     )
@@ -628,3 +629,22 @@ def test_22_nested_calls_carry_their_parent_and_are_recorded(env: Env) -> None:
     assert "alpha secret" not in json.dumps(record) and "durationMs" in record["calls"][0]
     stored = (env.agent_dir / "sessions").rglob("*.jsonl")
     assert any('"nestedCalls"' in p.read_text() for p in stored)
+
+
+def test_help_lists_the_flags_of_configured_extensions(env: Env) -> None:
+    flags = """
+    def setup(pi):
+        pi.register_flag("plan", type="boolean", description="Start in plan mode")
+        pi.register_flag("label", type="string", description="A label")
+        pi.on("session_start", lambda e, c: log("started"))
+    """
+    path = extension(env, "flags.py", flags)
+    shown = env.run("-e", str(path), "--help")
+    assert shown.returncode == 0, shown.stderr
+    tail = shown.stdout.split("Extension flags:\n", 1)[1].splitlines()
+    assert tail[0].split() == ["--plan", "Start", "in", "plan", "mode"]
+    assert tail[1].split() == ["--label", "<value>", "A", "label"]
+    assert "Extension flags:" not in env.run("--help").stdout  # nothing configured: nothing loaded
+    extension(env, "user.py", flags, env.agent_dir / "extensions")
+    assert "--plan" in env.run("--help").stdout
+    assert logged(env) == []  # listing flags starts no session

@@ -53,6 +53,7 @@ class EventForwarder:
                 tool_name=e.tool_name,
                 args=e.args,
                 partial_result=_result(e.partial_result),
+                parent_tool_call_id=getattr(e, "parent_tool_call_id", None),
             ),
             "tool_execution_end": lambda e: ext.ToolExecutionEndEvent(
                 tool_call_id=e.tool_call_id,

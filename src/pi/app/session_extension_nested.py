@@ -10,8 +10,9 @@ Nested calls add nothing to the transcript.
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pi.app.extensions import events as ext
@@ -59,10 +60,12 @@ class NestedCalls:
         parent = self.parent_id
         session = self.owner.session
         await session.emit_session_event(
-            NestedToolExecutionStartEvent(tool_call_id=call_id, tool_name=name, args=dict(args), parent_tool_call_id=parent)
+            NestedToolExecutionStartEvent(
+                tool_call_id=call_id, tool_name=name, args=dict(args), parent_tool_call_id=parent
+            )
         )
         started = time.monotonic()
-        outcome = await self._run(call_id, name, dict(args), signal)
+        outcome = await self._run(call_id, name, dict(args), signal, self._updates(call_id, name, args, on_update))
         duration = (time.monotonic() - started) * 1000
         await session.emit_session_event(
             NestedToolExecutionEndEvent(
@@ -78,7 +81,36 @@ class NestedCalls:
         self.owner.points.nested.record(parent, call_id, name, args, outcome, duration)
         return outcome
 
-    async def _run(self, call_id: str, name: str, args: dict[str, Any], signal: AbortSignal | None) -> dict[str, Any]:
+    def _updates(
+        self, call_id: str, name: str, args: dict[str, Any], on_update: Callable[[Any], Any] | None
+    ) -> Callable[[Any], Awaitable[None]]:
+        """What the nested tool's partial results do: a `tool_execution_update` event, then `on_update`."""
+        from pi.app.session_extension_nested_events import NestedToolExecutionUpdateEvent
+
+        async def update(partial: Any) -> None:
+            event = NestedToolExecutionUpdateEvent(
+                tool_call_id=call_id,
+                tool_name=name,
+                args=dict(args),
+                partial_result=partial,
+                parent_tool_call_id=self.parent_id,
+            )
+            await self.owner.session.emit_session_event(event)
+            if on_update is not None:
+                result = on_update(_as_dict(partial, bool(getattr(partial, "is_error", False))))
+                if inspect.isawaitable(result):
+                    await result
+
+        return update
+
+    async def _run(
+        self,
+        call_id: str,
+        name: str,
+        args: dict[str, Any],
+        signal: AbortSignal | None,
+        on_update: Callable[[Any], Awaitable[None]] | None = None,
+    ) -> dict[str, Any]:
         from pi.ai.validation import validate_model_arguments
 
         tool = next((t for t in self.owner.session.agent.state.tools if t.name == name), None)
@@ -102,7 +134,7 @@ class NestedCalls:
                 return _error(verdict.reason or "Tool execution was blocked")
             params = validate_model_arguments(name, tool.parameters, prepared)
         try:
-            result = await tool.execute(call_id, params, signal, None)
+            result = await tool.execute(call_id, params, signal, on_update)
             is_error = result.is_error
         except Exception as error:
             return _error(str(error) or type(error).__name__)

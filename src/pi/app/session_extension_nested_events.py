@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi.agent.events import ToolExecutionEndEvent, ToolExecutionStartEvent
+from pi.agent.events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
 
 MAX_CALLS = 256
 MAX_CALL_ARGS_BYTES = 8 * 1024
@@ -27,6 +27,14 @@ class NestedToolExecutionStartEvent(ToolExecutionStartEvent):
 
     def to_json_dict(self) -> dict[str, Any]:
         return {**ToolExecutionStartEvent.to_json_dict(self), "parentToolCallId": self.parent_tool_call_id}
+
+
+@dataclass(slots=True)
+class NestedToolExecutionUpdateEvent(ToolExecutionUpdateEvent):
+    parent_tool_call_id: str | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {**ToolExecutionUpdateEvent.to_json_dict(self), "parentToolCallId": self.parent_tool_call_id}
 
 
 @dataclass(slots=True)
@@ -102,4 +110,5 @@ __all__ = [
     "NestedRecords",
     "NestedToolExecutionEndEvent",
     "NestedToolExecutionStartEvent",
+    "NestedToolExecutionUpdateEvent",
 ]

@@ -166,7 +166,9 @@ class ExtensionPoints:
         if self._context([])["can_continue"] or agent.has_queued_messages():
             return True
         if runner is not None:
-            runner.registry.report("<runtime>", "agent_before_settle", "continue requested, but nothing is left to answer")
+            runner.registry.report(
+                "<runtime>", "agent_before_settle", "continue requested, but nothing is left to answer"
+            )
         return False
 
     async def _boundary(self, runner: ExtensionRunner, event: Any) -> None:
@@ -222,6 +224,11 @@ class ExtensionPoints:
             if stored is not None and any(stored is w for w in wanted):
                 ids[id(stored)] = entry.id
         return ids.get(id(message)), [ids[id(r)] for r in tool_results or [] if id(r) in ids]
+
+    def prompt_edits(self, options: dict[str, Any]) -> PromptEdits:
+        """Add the editable prompt parts to `before_agent_start`'s `system_prompt_options`."""
+        session = self.owner.session
+        return PromptEdits(session.cwd, list(session.agent.state.tools), session.resources, options)
 
     # -- provider requests ----------------------------------------------------------------------
 
@@ -287,6 +294,50 @@ class ExtensionPoints:
             await runner.emit(ext.AfterProviderResponseEvent(status=status, headers=normalized))
 
         return replace(options, extra={**options.extra, "on_response": on_response})
+
+
+class PromptEdits:
+    """`sections` (name -> text, in prompt order), `selected_tools` and `prompt_guidelines` as handlers
+    may edit them in place; `edited_prompt` is the prompt for the run when they changed anything."""
+
+    def __init__(self, cwd: Any, tools: list[Any], resources: Any, options: dict[str, Any]) -> None:
+        from pi.app.system_prompt import build_prompt_sections
+
+        self._tools = tools
+        self._cwd, self._resources = cwd, resources
+        self._sections = {part.name: part.content for part in build_prompt_sections(self._inputs(tools))}
+        self._selected = [tool.name for tool in tools]
+        options["sections"] = dict(self._sections)
+        options["selected_tools"] = list(self._selected)
+        options["prompt_guidelines"] = []
+
+    def _inputs(self, tools: list[Any]) -> Any:
+        from pi.app.session_requests import prompt_inputs
+
+        return prompt_inputs(self._cwd, tools, self._resources)
+
+    def edited_prompt(self, options: dict[str, Any]) -> str | None:
+        """The prompt built from the edited parts, or None when no handler changed them."""
+        from pi.app.system_prompt import PromptSection, build_prompt_sections, render_prompt_sections
+
+        sections = options.get("sections")
+        selected = options.get("selected_tools")
+        guidelines = [str(g) for g in options.get("prompt_guidelines") or []]
+        sections = dict(sections) if isinstance(sections, dict) else dict(self._sections)
+        if isinstance(selected, list) and selected != self._selected:
+            chosen = [tool for tool in self._tools if tool.name in selected]
+            rebuilt = {part.name: part.content for part in build_prompt_sections(self._inputs(chosen))}
+            for name in ("tools", "rules"):  # what follows the tools, unless a handler rewrote it too
+                if sections.get(name) == self._sections.get(name):
+                    if name in rebuilt:
+                        sections[name] = rebuilt[name]
+                    else:
+                        sections.pop(name, None)
+        if guidelines and "rules" in sections:
+            sections["rules"] = "\n".join([sections["rules"], *(f"- {g}" for g in guidelines)])
+        if sections == self._sections:
+            return None
+        return render_prompt_sections([PromptSection(name, str(text)) for name, text in sections.items()])
 
 
 def _observed(runner: ExtensionRunner, events: Any, model: Model) -> AssistantMessageEventStream:

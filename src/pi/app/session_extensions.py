@@ -276,6 +276,7 @@ class SessionExtensions:
         agent = self.session.agent
         event: BeforeAgentStartEvent
         options = self.host.get_system_prompt_options()
+        edits = self.points.prompt_edits(options)
         if getattr(message, "role", "user") == "custom":
             event = BeforeAgentStartCustomEvent(
                 message=message, system_prompt=agent.state.system_prompt, system_prompt_options=options
@@ -296,10 +297,11 @@ class SessionExtensions:
                 extra.append(custom_message(raw))
             except Exception as error:
                 self.report("<runtime>", "before_agent_start", error)
-        if outcome.system_prompt is not None:
+        prompt = outcome.system_prompt if outcome.system_prompt is not None else edits.edited_prompt(options)
+        if prompt is not None:
             if self._restore_prompt is None:
                 self._restore_prompt = agent.state.system_prompt
-            agent.set_system_prompt(outcome.system_prompt)
+            agent.set_system_prompt(prompt)
         return extra
 
     def run_settled(self) -> None:

@@ -96,7 +96,9 @@ class Navigation:
             return None
         given: BranchSummaryResult | None = None
         if self.before_tree is not None:
-            decision = await self._ask_before_tree(old_leaf, target_id, summarize, custom_instructions, replace_instructions)
+            decision = await self._ask_before_tree(
+                old_leaf, target_id, summarize, custom_instructions, replace_instructions
+            )
             custom_instructions = decision.get("custom_instructions", custom_instructions)
             replace_instructions = bool(decision.get("replace_instructions", replace_instructions))
             given = decision.get("summary") if summarize else None
@@ -111,7 +113,9 @@ class Navigation:
             text = message_text(entry.message)
             new_leaf = entry.parent_id
         if summary is not None:
-            manager.branch_with_summary(new_leaf, summary.summary or "", summary.details, given is not None, summary.usage)
+            manager.branch_with_summary(
+                new_leaf, summary.summary or "", summary.details, given is not None, summary.usage
+            )
         elif new_leaf is None:
             manager.reset_leaf()
         else:

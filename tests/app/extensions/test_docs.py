@@ -60,7 +60,10 @@ def test_documented_ui_methods_exist() -> None:
 
 SESSION_SOURCES = [
     *sorted((Path(__file__).resolve().parents[3] / "src" / "pi" / "app").glob("session_*.py")),
-    *(Path(__file__).resolve().parents[3] / "src" / "pi" / "app" / "extensions" / n for n in ("hook_bridge.py", "project_trust.py")),
+    *(
+        Path(__file__).resolve().parents[3] / "src" / "pi" / "app" / "extensions" / n
+        for n in ("hook_bridge.py", "project_trust.py")
+    ),
 ]
 
 

@@ -24,7 +24,7 @@ def make_session(faux: FauxProvider, tmp_path: Path, factories: list[Any], **opt
             agent_dir=tmp_path / "agent",
             model=faux.model,
             thinking_level="off",
-            tool_names=["read"],
+            tool_names=options.pop("tool_names", ["read"]),
             settings=SettingsManager.in_memory({"retry": {"enabled": False}}),
             auth=auth,
             model_registry=ModelRegistry(auth, None),

@@ -14,8 +14,8 @@ from pi.app.extensions.errors import INVALID_USER_BASH_RESULT
 from pi.app.model_registry import ModelRegistry
 from pi.app.resources import Resources
 from pi.app.sdk import CreateSessionOptions, create_agent_session
-from pi.app.session_navigation import BranchSummaryCancelled
 from pi.app.session_extension_points import LEADING_SYSTEM_DROPPED
+from pi.app.session_navigation import BranchSummaryCancelled
 from pi.app.settings import SettingsManager
 from pi.session.entries import BranchSummaryEntry, CustomEntry
 from pi.session.manager import SessionManager
@@ -159,7 +159,9 @@ async def test_turn_end_entries_and_settle_continuation(faux: FauxProvider, tmp_
         @pi.on("turn_end")
         def mark(event: Any, ctx: Any) -> Any:
             assert event.message_entry_id is not None
-            return {"entries": [*event.entries, {"type": "custom", "customType": "turn", "data": {"i": event.turn_index}}]}
+            return {
+                "entries": [*event.entries, {"type": "custom", "customType": "turn", "data": {"i": event.turn_index}}]
+            }
 
         @pi.on("agent_before_settle")
         def settle(event: Any, ctx: Any) -> Any:
@@ -273,3 +275,61 @@ async def test_provider_headers_and_response_reach_extensions(server: ScriptedSe
     assert session.last_assistant_text() == "hi"
     assert server.requests[0].headers.get("x-ext") == "yes" and "x-drop" not in server.requests[0].headers
     assert seen == [(200, "r1")]
+
+
+async def test_before_agent_start_prompt_option_edits_shape_the_runs_prompt(faux: FauxProvider, tmp_path: Path) -> None:
+    runs: list[int] = []
+
+    def setup(pi: Any) -> None:
+        @pi.on("before_agent_start")
+        def edit(event: Any, ctx: Any) -> None:
+            runs.append(1)
+            if len(runs) > 1:
+                return
+            options = event.system_prompt_options
+            assert "rules" in options["sections"] and options["selected_tools"] == ["read", "grep"]
+            options["sections"]["rules"] += "\n- Answer in French"
+            options["selected_tools"].remove("grep")
+            options["prompt_guidelines"].append("Cite files you read")
+
+    session = make_session(faux, tmp_path, [setup], tool_names=["read", "grep"])
+    await session.bind_extensions()
+    faux.set_responses([faux_assistant_message("un"), faux_assistant_message("two")])
+    await session.prompt("first")
+    await session.prompt("second")
+    edited, plain = faux.contexts[0].system_prompt, faux.contexts[1].system_prompt
+    assert "- Answer in French" in edited and "- Cite files you read" in edited
+    assert "grep" in plain and "grep" not in edited.split("<tools>")[1].split("</tools>")[0]
+    assert "Answer in French" not in plain
+
+
+async def test_nested_updates_carry_the_parent_and_reach_on_update(faux: FauxProvider, tmp_path: Path) -> None:
+    from pi.ai.faux import faux_tool_call
+
+    updates: list[Any] = []
+    events: list[Any] = []
+
+    def setup(pi: Any) -> None:
+        async def inner(call_id: str, params: dict[str, Any], signal: Any, on_update: Any, ctx: Any) -> Any:
+            await on_update({"content": [{"type": "text", "text": "half"}], "details": None})
+            return {"content": "whole", "details": None}
+
+        async def outer(call_id: str, params: dict[str, Any], signal: Any, on_update: Any, ctx: Any) -> Any:
+            await ctx.execute_tool("inner", {}, on_update=updates.append)
+            return {"content": "outer", "details": None}
+
+        for name, run in (("inner", inner), ("outer", outer)):
+            pi.register_tool({"name": name, "description": name, "parameters": {"type": "object"}, "execute": run})
+        pi.on("tool_execution_update", lambda e, c: events.append((e.tool_call_id, e.parent_tool_call_id)))
+
+    session = make_session(faux, tmp_path, [setup])
+    lines: list[dict[str, Any]] = []
+    session.subscribe(lambda e: lines.append(e.to_json_dict()) if e.type == "tool_execution_update" else None)
+    await session.bind_extensions()
+    faux.set_responses([faux_assistant_message([faux_tool_call("outer", {}, id="P")]), faux_assistant_message("ok")])
+    await session.prompt("go")
+    await session.drain_events()
+    assert events == [("P/1", "P")] and updates[0]["content"][0]["text"] == "half"
+    assert [(line["toolCallId"], line["parentToolCallId"]) for line in lines] == [("P/1", "P")]
+    result = next(m for m in session.messages if getattr(m, "role", None) == "toolResult")
+    assert [(c.id, c.status) for c in result.nested_calls.calls] == [("P/1", "ok")]

@@ -16,6 +16,7 @@ project settings that trust has not been decided for, a theme that is not built 
 
 from __future__ import annotations
 
+import atexit
 import io
 import json
 import os
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     from pi.app.args import Args
     from pi.tui.terminal import TtyTerminal
-    from pi.tui.theme import Theme
+    from pi.tui.theme import ColorMode, Theme
 
 
 def _read_settings(path: Path) -> dict[str, Any] | None:
@@ -76,11 +77,11 @@ def _theme(args: Args, settings: dict[str, Any], environ: dict[str, str]) -> The
 
     name = args.use_theme or settings.get("theme") or "system"
     truecolor = environ.get("COLORTERM") in ("truecolor", "24bit") or environ.get("PI_TRUE_COLOR") == "1"
-    mode = "truecolor" if truecolor else "256"
+    mode: ColorMode = "truecolor" if truecolor else "256"
     if name == "system":
         return system_theme(None, mode, environ)
-    if name in ("dark", "light"):
-        return builtin_theme(name, mode)
+    if name == "dark" or name == "light":
+        return builtin_theme("dark" if name == "dark" else "light", mode)
     return None
 
 
@@ -132,6 +133,7 @@ def show_first_frame(args: Args, cwd: Path, agent_dir: Path, version: str) -> Fi
     from pi.tui.terminal import SYNC_BEGIN, SYNC_END, TtyTerminal
 
     terminal = TtyTerminal()
+    atexit.register(terminal.restore)  # idempotent: nothing left on however the process ends
     terminal.set_raw(True)
     terminal.modes.setdefault("raw", "")
     rows = _frame_rows(theme, terminal.columns, terminal.rows, agent_dir, version, cwd, model, settings)
@@ -141,7 +143,14 @@ def show_first_frame(args: Args, cwd: Path, agent_dir: Path, version: str) -> Fi
 
 
 def _frame_rows(
-    theme: Theme, width: int, height: int, agent_dir: Path, version: str, cwd: Path, model: str, settings: dict[str, Any]
+    theme: Theme,
+    width: int,
+    height: int,
+    agent_dir: Path,
+    version: str,
+    cwd: Path,
+    model: str,
+    settings: dict[str, Any],
 ) -> list[str]:
     """Header at the top; the empty editor and the footer's two lines at the bottom."""
     from pi.app.modes.interactive.footer import git_branch
