@@ -71,6 +71,7 @@ def test_the_first_frame_is_drawn_before_the_session_modules_are_imported(tmp_pa
 
     assert f"v{__version__}" in before and "fake-model" in before and "(feature-x)" in before
     assert "\x1b[?1049h" in before  # on the alternate screen
+    assert "\x1b_pi:c" not in before  # the editor's cursor marker is for the app's renderer, not the terminal
     assert result["loaded"] == []
 
 

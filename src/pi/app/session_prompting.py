@@ -124,7 +124,7 @@ class Prompting:
         core = self.core
         while self.before_settle is not None and not core.run.aborted:
             last = core.agent.last_run
-            outcome = "completed" if last is not None and last.kind == "completed" else "error"
+            outcome = last.kind if last is not None else "error"
             if not await self.before_settle(outcome) or core.run.aborted:
                 return
             await core.agent.continue_run()

@@ -333,3 +333,22 @@ async def test_nested_updates_carry_the_parent_and_reach_on_update(faux: FauxPro
     assert [(line["toolCallId"], line["parentToolCallId"]) for line in lines] == [("P/1", "P")]
     result = next(m for m in session.messages if getattr(m, "role", None) == "toolResult")
     assert [(c.id, c.status) for c in result.nested_calls.calls] == [("P/1", "ok")]
+
+
+def test_nested_records_are_bounded() -> None:
+    from pi.app.session_extension_nested_events import MAX_CALLS, NestedRecords
+
+    records = NestedRecords()
+    records.record("P", "P/1", "read", {"path": "x" * 9000}, {"content": []}, 1.0)
+    big = records.take("P")
+    assert big.complete is False and big.calls[0].arguments is None and big.calls[0].arguments_bytes > 8192
+    for n in range(MAX_CALLS + 3):
+        records.record(
+            "Q", f"Q/{n}", "t", {"n": n}, {"content": [{"type": "text", "text": "bad"}], "isError": True}, 2.5
+        )
+    many = records.take("Q")
+    assert len(many.calls) == MAX_CALLS and many.complete is False
+    assert many.calls[0].status == "error" and many.calls[0].error == "bad" and many.calls[0].duration_ms == 2
+    small = NestedRecords()
+    small.record("R", "R/1", "t", {"a": 1}, {"content": []}, 0)
+    assert small.take("R").complete is True and small.take("R") is None

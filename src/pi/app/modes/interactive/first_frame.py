@@ -155,6 +155,7 @@ def _frame_rows(
     """Header at the top; the empty editor and the footer's two lines at the bottom."""
     from pi.app.modes.interactive.footer import git_branch
     from pi.app.modes.interactive.header import Header
+    from pi.tui.component import CURSOR_MARKER
     from pi.tui.editor import Editor
     from pi.tui.keybindings import load_keybindings
     from pi.tui.text_width import truncate_to_width, visible_width
@@ -164,6 +165,7 @@ def _frame_rows(
     padding = settings.get("editorPaddingX")
     pad = min(3, max(0, padding)) if isinstance(padding, int) and not isinstance(padding, bool) else 0
     editor = Editor(theme, keybindings, padding_x=pad, terminal_rows=height).render(width)
+    editor = [line.replace(CURSOR_MARKER, "") for line in editor]  # the app places the cursor itself
     home = os.path.expanduser("~")
     location = str(cwd)
     if home and (location == home or location.startswith(home + "/")):
