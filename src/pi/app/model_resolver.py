@@ -88,6 +88,19 @@ def _unambiguous(
     )
 
 
+def _provider_prefix(pattern: str, providers: dict[str, str]) -> str | None:
+    """The longest known provider id that `pattern` starts with, followed by ``/``, if any.
+
+    Provider ids may themselves contain ``/``, so ``team/gw/model`` belongs to provider ``team/gw``
+    when it exists, before ``team``.
+    """
+    cut = len(pattern)
+    while (cut := pattern.rfind("/", 0, cut)) > 0:
+        if pattern[:cut].lower() in providers:
+            return pattern[:cut]
+    return None
+
+
 def resolve_cli_model(
     pattern: str,
     models: Sequence[Model],
@@ -109,8 +122,8 @@ def resolve_cli_model(
                 f'Unknown provider "{provider}". Use --list-models to see available providers/models.'
             )
         provider = known
-    elif "/" in pattern and pattern.split("/", 1)[0].lower() in providers:
-        prefix, rest = pattern.split("/", 1)
+    elif (prefix := _provider_prefix(pattern, providers)) is not None:
+        rest = pattern[len(prefix) + 1 :]
         exact = [m for m in models if m.provider.lower() == prefix.lower() and m.id.lower() == rest.lower()]
         if exact:
             return ResolvedModel(exact[0])
