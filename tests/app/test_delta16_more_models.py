@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from tests.support.cli_env import Env
-from tests.support.openai_chunks import text_reply
+from tests.app.test_cli_files import _png
+from tests.support.openai_chunks import text_reply, tool_reply
 
 
 def _providers(env: Env, extra: dict[str, dict[str, object]]) -> None:
@@ -41,3 +42,74 @@ def test_a_slash_provider_prefix_takes_a_fuzzy_model_of_that_provider(env: Env) 
     assert done.returncode == 0, done.stderr
     assert env.server.requests[-1].json()["model"] == "gw-large-20250101"
     assert env.server.requests[-1].headers["authorization"] == "Bearer gw-key"
+
+
+def _assistant_costs(stdout: str) -> list[dict[str, float]]:
+    events = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    return [
+        e["message"]["usage"]["cost"]
+        for e in events
+        if e.get("type") == "message_end" and e["message"].get("role") == "assistant"
+    ]
+
+
+def test_a_cost_tier_prices_the_whole_request_once_its_input_exceeds_the_threshold(env: Env) -> None:
+    tiers = [
+        {"inputTokensAbove": 1000, "input": 10, "output": 20, "cacheRead": 0, "cacheWrite": 0},
+        {"inputTokensAbove": 4000, "input": 100, "output": 200, "cacheRead": 0, "cacheWrite": 0},
+    ]
+    _providers(env, {"fake": {"models": [{"id": "fake-model", "cost": {"input": 1, "output": 2, "tiers": tiers}}]}})
+    cases = [(500, 1.0, 2.0), (2000, 10.0, 20.0), (5000, 100.0, 200.0)]
+    for prompt_tokens, input_price, output_price in cases:
+        env.server.queue(text_reply("ok", prompt_tokens=prompt_tokens, completion_tokens=100))
+        done = env.run("--mode", "json", "--provider", "fake", "--model", "fake-model", "hi")
+        assert done.returncode == 0, done.stderr
+        (cost,) = _assistant_costs(done.stdout)
+        assert abs(cost["input"] - input_price * prompt_tokens / 1e6) < 1e-12, (prompt_tokens, cost)
+        assert abs(cost["output"] - output_price * 100 / 1e6) < 1e-12, (prompt_tokens, cost)
+        assert abs(cost["total"] - cost["input"] - cost["output"]) < 1e-12
+
+
+IMAGE_PART = '"type": "image_url"'
+
+
+def _vision_model(env: Env, images: dict[str, object]) -> None:
+    model = {"id": "fake-model", "input": ["text", "image"], "inputLimits": {"images": images}}
+    _providers(env, {"fake": {"models": [model]}})
+
+
+def test_images_beyond_the_models_per_message_limit_are_replaced_by_a_note(env: Env) -> None:
+    _vision_model(env, {"maxPerMessage": 1})
+    for name in ("a.png", "b.png", "c.png"):
+        (env.cwd / name).write_bytes(_png())
+    env.server.queue(text_reply("seen"))
+    done = env.run("-p", "--provider", "fake", "--model", "fake-model", "@a.png", "@b.png", "@c.png", "look")
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(env.server.requests[-1].json()["messages"])
+    assert sent.count(IMAGE_PART) == 1
+    assert sent.count("(image omitted: this model takes at most 1 images per message)") == 2
+
+
+def test_images_beyond_the_models_per_request_limit_drop_the_oldest_first(env: Env) -> None:
+    _vision_model(env, {"maxPerRequest": 2})
+    for name in ("a.png", "b.png", "c.png"):
+        (env.cwd / name).write_bytes(_png())
+    calls = [("read", {"path": name}) for name in ("a.png", "b.png", "c.png")]
+    env.server.queue(tool_reply(calls), text_reply("seen"))
+    done = env.run("-p", "--provider", "fake", "--model", "fake-model", "look at them")
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(env.server.requests[-1].json()["messages"])
+    assert sent.count(IMAGE_PART) == 2
+    note = "(image omitted: this model takes at most 2 images per request; only the latest are sent)"
+    assert sent.count(note) == 1
+    assert sent.index(note) < sent.index(IMAGE_PART)
+
+
+def test_a_model_without_image_limits_gets_every_image(env: Env) -> None:
+    _providers(env, {"fake": {"models": [{"id": "fake-model", "input": ["text", "image"]}]}})
+    for name in ("a.png", "b.png", "c.png"):
+        (env.cwd / name).write_bytes(_png())
+    env.server.queue(text_reply("seen"))
+    done = env.run("-p", "--provider", "fake", "--model", "fake-model", "@a.png", "@b.png", "@c.png", "look")
+    assert done.returncode == 0, done.stderr
+    assert json.dumps(env.server.requests[-1].json()["messages"]).count(IMAGE_PART) == 3

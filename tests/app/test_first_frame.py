@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -17,7 +18,8 @@ import pexpect
 import pytest
 
 from pi.app.args import parse_args
-from pi.app.modes.interactive.first_frame import cheap_settings, model_label
+from pi.app.modes.interactive.first_frame import FirstFrame, cheap_settings, model_label
+from pi.tui.terminal import Terminal
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -142,3 +144,42 @@ def test_a_config_warning_printed_while_the_frame_is_up_lands_on_the_normal_scre
     warning, ui = rest.split("\x1b[?1049h", 1)  # the warning, then the UI on the alternate screen again
     assert "auth.json" in warning
     assert "100k" in ui
+
+
+class _Recorder(Terminal):
+    def __init__(self) -> None:
+        super().__init__({})
+        self.out: list[str] = []
+        self.write(self.enter_fullscreen_sequence(mouse=False))
+
+    def write(self, data: str) -> None:
+        self.out.append(data)
+
+    @property
+    def columns(self) -> int:
+        return 80
+
+    @property
+    def rows(self) -> int:
+        return 24
+
+
+def test_stderr_and_log_warnings_are_held_until_the_app_takes_the_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    logger = logging.getLogger("pi")
+    handler = logging.StreamHandler(sys.stderr)
+    logger.addHandler(handler)
+    try:
+        terminal = _Recorder()
+        frame = FirstFrame(terminal)  # type: ignore[arg-type]
+        sys.stderr.write("Warning: settings.json has a problem\n")
+        logging.getLogger("pi.app.test").warning("a logged warning")
+        assert capsys.readouterr().err == ""
+        assert frame.take_over() is terminal
+        assert "\x1b[?1049l" in terminal.out[-1]  # back on the normal screen
+        assert capsys.readouterr().err == "Warning: settings.json has a problem\na logged warning\n"
+        sys.stderr.write("after\n")
+        assert capsys.readouterr().err == "after\n"
+        frame.close()  # after the hand-over: nothing more to print
+        assert capsys.readouterr().err == ""
+    finally:
+        logger.removeHandler(handler)

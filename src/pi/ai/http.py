@@ -92,37 +92,18 @@ def _httpx_builds_default_context() -> bool:
 
 
 def get_client() -> httpx.AsyncClient:
-    """A connection-pooling client for the running event loop.
-
-    On asyncio's own event loop, requests go through `AsyncioTransport` (httpcore on asyncio's
-    sockets, without anyio). Another loop implementation (uvloop) keeps httpx's default transport,
-    and so does a process with proxies configured: httpx applies the environment's proxies only to
-    its own transports.
-    """
+    """A connection-pooling client for the running event loop (httpx's own transport, so proxies apply)."""
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
     if client is None or client.is_closed:
         verify: ssl.SSLContext | bool = deferred_trust_context() if _httpx_builds_default_context() else True
-        transport: httpx.AsyncBaseTransport | None = None
-        if isinstance(loop, asyncio.BaseEventLoop) and not _proxies_configured():
-            from pi.ai.http_transport import AsyncioTransport
-
-            transport = AsyncioTransport(verify if isinstance(verify, ssl.SSLContext) else deferred_trust_context())
         client = httpx.AsyncClient(
             timeout=httpx.Timeout(connect=30.0, read=600.0, write=60.0, pool=30.0),
             follow_redirects=True,
             verify=verify,
-            transport=transport,
         )
         _clients[loop] = client
     return client
-
-
-def _proxies_configured() -> bool:
-    """Whether the environment names a proxy, as httpx reads it (``*_PROXY`` variables and the system's settings)."""
-    import urllib.request  # already loaded by httpx's cookie support
-
-    return bool({key: url for key, url in urllib.request.getproxies().items() if key != "no"})
 
 
 class ProviderHTTPError(Exception):

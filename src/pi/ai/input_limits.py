@@ -1,12 +1,16 @@
 """The image limits a model's API accepts, with pi's defaults where the catalog names none.
 
 Code that attaches images (pasted files, `read`, tool results) shrinks and counts them with these,
-so that one oversized picture never fails a whole request.
+so that one oversized picture never fails a whole request. An API that takes only so many images
+per message or per request rejects the whole request beyond that, so the excess images (the oldest
+first) are replaced by a note before sending; the session keeps them all.
 """
 
 from __future__ import annotations
 
-from pi.ai.types import ImageResize, Model
+from collections.abc import Sequence
+
+from pi.ai.types import ImageContent, ImageResize, Message, Model, TextContent, ToolResultMessage, UserMessage
 
 
 def image_resize_profile(model: Model) -> ImageResize:
@@ -27,4 +31,49 @@ def max_images(model: Model) -> tuple[int | None, int | None]:
     return images.max_per_message, images.max_per_request
 
 
-__all__ = ["image_resize_profile", "max_images"]
+def over_message_limit(limit: int) -> str:
+    return f"(image omitted: this model takes at most {limit} images per message)"
+
+
+def over_request_limit(limit: int) -> str:
+    return f"(image omitted: this model takes at most {limit} images per request; only the latest are sent)"
+
+
+def limit_images(messages: Sequence[Message], model: Model) -> list[Message]:
+    """`messages` with at most the model's images per message and per request (newest kept).
+
+    Within a message the first images are kept; across the request the most recent messages keep
+    theirs. Messages without images, or models without limits, come back as they were.
+    """
+    per_message, per_request = max_images(model)
+    if per_message is None and per_request is None:
+        return list(messages)
+    budget = per_request
+    out: list[Message] = []
+    for message in reversed(messages):
+        if not isinstance(message, UserMessage | ToolResultMessage) or isinstance(message.content, str):
+            out.append(message)
+            continue
+        blocks: list[TextContent | ImageContent] = []
+        kept = 0
+        changed = False
+        for block in message.content:
+            if not isinstance(block, ImageContent):
+                blocks.append(block)
+            elif per_message is not None and kept >= per_message:
+                blocks.append(TextContent(text=over_message_limit(per_message)))
+                changed = True
+            elif budget is not None and kept >= budget:
+                blocks.append(TextContent(text=over_request_limit(per_request or 0)))
+                changed = True
+            else:
+                blocks.append(block)
+                kept += 1
+        if budget is not None:
+            budget -= kept
+        out.append(message.model_copy(update={"content": blocks}) if changed else message)
+    out.reverse()
+    return out
+
+
+__all__ = ["image_resize_profile", "limit_images", "max_images", "over_message_limit", "over_request_limit"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from pi.ai.input_limits import limit_images
 from pi.ai.types import (
     AssistantContent,
     AssistantMessage,
@@ -64,7 +65,7 @@ def transform_messages(
             first.append(message)
         else:
             first.append(message)
-    return _repair_tool_results(first)
+    return limit_images(_repair_tool_results(first), model)
 
 
 def _without_images(blocks: Sequence[TextContent | ImageContent], placeholder: str) -> list[TextContent | ImageContent]:

@@ -91,7 +91,7 @@ def _types(node: Any, definitions: dict[str, Any]) -> list[str]:
         for branch in node.get(key) or []:
             found.extend(t for t in _types(branch, definitions) if t not in found)
     if not found and "enum" in node:
-        found = [_json_type(value) for value in node["enum"][:1]]
+        found = [json_type_name(value) for value in node["enum"][:1]]
     return found
 
 
@@ -157,7 +157,7 @@ def _coerce(value: Any, node: Any, definitions: dict[str, Any]) -> Any:
 
 def _satisfies(value: Any, types: list[str]) -> bool:
     """Whether the value is already of one of the schema types (an integer is a number too)."""
-    kind = _json_type(value)
+    kind = json_type_name(value)
     return kind in types or (kind == "integer" and "number" in types)
 
 
@@ -177,8 +177,12 @@ def coerce_arguments(params_model: type[BaseModel], arguments: Any) -> Any:
     return _coerce(copy.deepcopy(arguments), schema, schema.get("$defs") or {})
 
 
-def _json_type(value: Any) -> str:
-    """The JSON type name of a value, as pi names it in ``got …``."""
+def json_type_name(value: Any) -> str:
+    """The JSON type name of a value, as pi names it in ``got …``.
+
+    An integral float is an ``integer``: JSON (and the JavaScript reference) cannot tell 5.0 from 5,
+    and the checks accept it where an integer belongs, so the message names it the same way.
+    """
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -238,7 +242,7 @@ def _message(item: Any, node: Any, definitions: dict[str, Any]) -> str:
         return f"expected one of {json.dumps(node['enum'], separators=(',', ':'), ensure_ascii=False)}"
     if kind in _TYPE_ERRORS:
         types = [t for t in _types(node, definitions) if t != "null"] or ["valid value"]
-        return f"expected {' or '.join(types)}, got {_json_type(value)}"
+        return f"expected {' or '.join(types)}, got {json_type_name(value)}"
     bounds = {
         "greater_than_equal": (">=", "ge"),
         "greater_than": (">", "gt"),
@@ -295,5 +299,6 @@ __all__ = [
     "check_tool_call_arguments",
     "coerce_arguments",
     "format_validation_failure",
+    "json_type_name",
     "validate_model_arguments",
 ]

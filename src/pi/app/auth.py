@@ -109,10 +109,19 @@ class AuthStorage:
         self.reload_if_changed()  # another pi process may have logged in or out since
         entry = self.credential(provider)
         if isinstance(entry, ApiKeyCredential):
-            return resolve_config_value(entry.key)
+            return resolve_config_value(entry.key, env=entry.env)
         if isinstance(entry, OAuthCredential) and (not entry.expired or entry.refresh):
             return entry.access
         return None
+
+    def provider_env(self, provider: str) -> dict[str, str]:
+        """Variables a stored API-key entry sets for `provider` only, over the process environment.
+
+        They apply wherever that provider's configuration reads the environment (``$NAME`` and
+        ``!command`` values of its key and headers), never to another provider.
+        """
+        entry = self.credential(provider)
+        return dict(entry.env) if isinstance(entry, ApiKeyCredential) and entry.env else {}
 
     def has_expired_login(self, provider: str) -> bool:
         """True when auth.json holds an OAuth login for `provider` that has expired and cannot be refreshed."""

@@ -16,11 +16,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Mapping
 
 COMMAND_TIMEOUT_S = 10
 _REFERENCE = re.compile(r"\$(?:\$|!|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
-_command_cache: dict[str, str] = {}
+_command_cache: dict[tuple[str, tuple[tuple[str, str], ...]], str] = {}
 
 
 class ConfigValueError(RuntimeError):
@@ -31,31 +32,37 @@ KeyCommandError = ConfigValueError
 """The older name of `ConfigValueError`."""
 
 
-def resolve_config_value(value: str, what: str = "value", *, cache: bool = True) -> str:
+def resolve_config_value(
+    value: str, what: str = "value", *, cache: bool = True, env: Mapping[str, str] | None = None
+) -> str:
     """The secret `value` stands for; `what` names it in errors (e.g. ``API key for "openai"``).
 
+    `env` holds variables that override the process environment for this value only (a stored
+    credential's own ``env``), both for ``$NAME`` and for a command's environment.
     Raises ConfigValueError when a variable is unset or empty, or a command fails, times out or
     prints nothing.
     """
     if value.startswith("!"):
-        return _run_command(value[1:], what, cache)
-    return _REFERENCE.sub(lambda match: _substitute(match, what), value)
+        return _run_command(value[1:], what, cache, env or None)
+    return _REFERENCE.sub(lambda match: _substitute(match, what, env or {}), value)
 
 
-def _substitute(match: re.Match[str], what: str) -> str:
+def _substitute(match: re.Match[str], what: str, env: Mapping[str, str]) -> str:
     token = match.group(0)
     if token in ("$$", "$!"):
         return token[1]
     name = match.group(1) or match.group(2)
-    resolved = os.environ.get(name)
+    resolved = env.get(name) or os.environ.get(name)
     if not resolved:
         raise ConfigValueError(f"Failed to resolve {what} from environment variable: {name}")
     return resolved
 
 
-def _run_command(command: str, what: str, cache: bool) -> str:
-    if cache and command in _command_cache:
-        return _command_cache[command]
+def _run_command(command: str, what: str, cache: bool, env: Mapping[str, str] | None) -> str:
+    # The same command may print something else under another environment.
+    key = (command, tuple(sorted(env.items())) if env else ())
+    if cache and key in _command_cache:
+        return _command_cache[key]
     failure = ConfigValueError(f"Failed to resolve {what} from shell command: {command}")
     try:
         completed = subprocess.run(
@@ -65,6 +72,7 @@ def _run_command(command: str, what: str, cache: bool) -> str:
             text=True,
             timeout=COMMAND_TIMEOUT_S,
             stdin=subprocess.DEVNULL,
+            env={**os.environ, **env} if env is not None else None,
         )
     except (subprocess.TimeoutExpired, OSError) as exc:
         raise failure from exc
@@ -72,7 +80,7 @@ def _run_command(command: str, what: str, cache: bool) -> str:
     if completed.returncode != 0 or not result:
         raise failure
     if cache:
-        _command_cache[command] = result
+        _command_cache[key] = result
     return result
 
 

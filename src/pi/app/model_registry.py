@@ -253,10 +253,11 @@ class ModelRegistry:
     def request_headers(self, model: Model, api_key: str | None) -> dict[str, str] | None:
         """Headers models.json asks for: resolved values, plus Authorization when authHeader is set."""
         headers: dict[str, str] = {}
+        env = self.auth.provider_env(model.provider) if model.headers else None
         for key, value in (model.headers or {}).items():
             try:
                 headers[key] = resolve_config_value(
-                    value, f'header "{key}" for provider "{model.provider}"', cache=False
+                    value, f'header "{key}" for provider "{model.provider}"', cache=False, env=env
                 )
             except ConfigValueError as exc:
                 self._report(f"{exc} (the header is not sent)")

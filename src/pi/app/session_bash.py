@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi.ai.abort import AbortController
+from pi.app.extensions.results import result_field
 from pi.app.session_events import BashExecutionUpdateEvent
 from pi.app.session_runtime import SessionCore
 
@@ -135,24 +136,15 @@ class UserBash:
         self._pending.clear()
 
 
-def _field(value: Any, *names: str) -> Any:
-    for name in names:
-        if isinstance(value, dict) and name in value:
-            return value[name]
-        if not isinstance(value, dict) and hasattr(value, name):
-            return getattr(value, name)
-    return None
-
-
 def _given_result(value: Any) -> BashResult:
     """A `{output, exitCode, cancelled, truncated, fullOutputPath?}` an extension ran the command into."""
-    code = _field(value, "exit_code", "exitCode")
+    code = result_field(value, "exit_code", "exitCode")
     return BashResult(
-        output=str(_field(value, "output") or ""),
+        output=str(result_field(value, "output") or ""),
         exit_code=int(code) if code is not None else None,
-        cancelled=bool(_field(value, "cancelled")),
-        truncated=bool(_field(value, "truncated")),
-        full_output_path=_field(value, "full_output_path", "fullOutputPath"),
+        cancelled=bool(result_field(value, "cancelled")),
+        truncated=bool(result_field(value, "truncated")),
+        full_output_path=result_field(value, "full_output_path", "fullOutputPath"),
     )
 
 
@@ -165,7 +157,7 @@ async def _run_operations(
     env: Mapping[str, str],
 ) -> int | None:
     """Run `command` through an extension's `exec(command, cwd, options)` (sync or async)."""
-    run = _field(operations, "exec")
+    run = result_field(operations, "exec")
     if not callable(run):
         raise TypeError("user_bash operations need an exec(command, cwd, options) function")
 
@@ -176,7 +168,7 @@ async def _run_operations(
     outcome = run(command, cwd, options)
     if inspect.isawaitable(outcome):
         outcome = await outcome
-    code = _field(outcome, "exit_code", "exitCode") if outcome is not None else None
+    code = result_field(outcome, "exit_code", "exitCode") if outcome is not None else None
     return int(code) if code is not None else None
 
 

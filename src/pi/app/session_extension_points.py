@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pi.app.extensions import events as ext
+from pi.app.extensions.results import result_field
 
 if TYPE_CHECKING:
     from pi.ai.event_stream import AssistantMessageEventStream
@@ -36,17 +37,8 @@ LEADING_SYSTEM_DROPPED = (
 )
 
 
-def _get(value: Any, *names: str) -> Any:
-    for name in names:
-        if isinstance(value, dict) and name in value:
-            return value[name]
-        if not isinstance(value, dict) and hasattr(value, name):
-            return getattr(value, name)
-    return None
-
-
 def _role(message: Any) -> Any:
-    return _get(message, "role")
+    return result_field(message, "role")
 
 
 class ExtensionPoints:
@@ -94,7 +86,7 @@ class ExtensionPoints:
             from pi.session.branch_summary import BranchSummaryResult
 
             summary = result.summary
-            out["summary"] = BranchSummaryResult(summary=str(_get(summary, "summary") or ""), usage=None)
+            out["summary"] = BranchSummaryResult(summary=str(result_field(summary, "summary") or ""), usage=None)
         return out
 
     async def user_bash(self, command: str, exclude_from_context: bool) -> ext.UserBashEventResult | None:
@@ -206,7 +198,7 @@ class ExtensionPoints:
     def _append(self, draft: dict[str, Any]) -> None:
         session = self.owner.session
         if draft["type"] == "custom":
-            session.append_entry(str(_get(draft, "customType", "custom_type")), _get(draft, "data"))
+            session.append_entry(str(result_field(draft, "customType", "custom_type")), result_field(draft, "data"))
             return
         from pi.app.session_extension_host import custom_message
 
@@ -263,7 +255,7 @@ class ExtensionPoints:
         messages = await runner.emit_context_with_system([*leading, *context.messages])
         system_prompt: str | None = None
         if messages and _role(messages[0]) == "system":
-            system_prompt = str(_get(messages[0], "content") or "")
+            system_prompt = str(result_field(messages[0], "content") or "")
             messages = messages[1:]
         elif leading:
             runner.registry.report("<runtime>", "context_with_system", LEADING_SYSTEM_DROPPED)
@@ -381,7 +373,7 @@ def _validated(draft: Any) -> dict[str, Any]:
     kind = draft.get("type")
     if kind not in ("custom", "custom_message"):
         raise ValueError(f"unsupported draft type {kind!r} (use custom or custom_message)")
-    if not isinstance(_get(draft, "customType", "custom_type"), str):
+    if not isinstance(result_field(draft, "customType", "custom_type"), str):
         raise ValueError("a draft entry needs a customType")
     return draft
 

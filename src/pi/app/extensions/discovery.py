@@ -266,14 +266,40 @@ def _cli_sources(options: DiscoveryOptions, diagnostics: list[Diagnostic]) -> li
             out.append(ExtensionSource(raw, "builtin", "temporary", "top-level", RANK_CLI, factory=factory, name=name))
             continue
         if raw.startswith(_PACKAGE_SOURCE_PREFIXES):
-            message = f"Package sources are installed with `pi install {raw}`; -e takes a local path here"
-            diagnostics.append(Diagnostic("error", errors.failed_to_load(raw, message), raw))
+            out.extend(_temporary_package_sources(raw, options, diagnostics))
             continue
         target = _resolve_entry(raw, options.cwd)
         if not target.exists():
             diagnostics.append(Diagnostic("error", errors.failed_to_load(raw, errors.missing_path(str(target))), raw))
             continue
         out.extend(_sources(_explicit(target, diagnostics), "temporary", RANK_CLI, options.cwd))
+    return out
+
+
+def _temporary_package_sources(
+    raw: str, options: DiscoveryOptions, diagnostics: list[Diagnostic]
+) -> list[ExtensionSource]:
+    """The extensions of a package given to `-e`: fetched into the temporary cache, never added to settings."""
+    from pi.app.packages.temporary import TemporaryPackageError, resolve_temporary_package
+
+    warnings: list[str] = []
+    try:
+        resources = resolve_temporary_package(raw, options.agent_dir, options.cwd, warnings=warnings)
+    except TemporaryPackageError as exc:
+        diagnostics.append(Diagnostic("error", errors.failed_to_load(raw, str(exc)), raw))
+        return []
+    diagnostics.extend(Diagnostic("warning", text, raw) for text in warnings)
+    resources.activate_site_dirs()
+    out: list[ExtensionSource] = []
+    for path in resources.extensions:
+        for file, kind in _explicit(Path(path), diagnostics):
+            shown = str(file.parent if kind == "package" else file)
+            out.append(ExtensionSource(shown, kind, "temporary", "package", RANK_CLI, file, base_dir=str(path)))
+    for entry in resources.entry_points:
+        ep = entry.entry_point
+        out.append(
+            ExtensionSource(entry.label, "entry_point", "temporary", "package", RANK_CLI, entry_point=ep, name=ep.name)
+        )
     return out
 
 

@@ -6,13 +6,14 @@ reported, or, for `tool_call`, a blocked call).
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from pi.app.extensions.events import ResultModel
+if TYPE_CHECKING:
+    from pi.app.extensions.events import ResultModel
 
-R = TypeVar("R", bound=ResultModel)
+R = TypeVar("R", bound="ResultModel")
 
 
 class InvalidResult(Exception):
@@ -39,4 +40,18 @@ def coerce_result(value: Any, model: type[R]) -> R | None:
         raise InvalidResult(value, f"invalid {model.__name__}: {error.errors()[0].get('msg', error)}") from error
 
 
-__all__ = ["InvalidResult", "coerce_result"]
+def result_field(value: Any, *names: str) -> Any:
+    """The first of `names` a handler's answer carries, as a dict key or an attribute; None when absent.
+
+    Answers arrive as dicts or as objects, under the Python or the pi (camelCase) name, so callers list both.
+    """
+    for name in names:
+        if isinstance(value, dict):
+            if name in value:
+                return value[name]
+        elif hasattr(value, name):
+            return getattr(value, name)
+    return None
+
+
+__all__ = ["InvalidResult", "coerce_result", "result_field"]

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from pi.ai.validation import ToolValidationError, format_validation_failure
+from pi.ai.validation import ToolValidationError, format_validation_failure, json_type_name
 
 _JSON_TYPES = {
     "string": str,
@@ -22,22 +22,6 @@ _JSON_TYPES = {
     "object": dict,
     "array": list,
 }
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
 
 
 def _coerce(value: Any, schema: dict[str, Any]) -> Any:
@@ -69,7 +53,7 @@ def _check(value: Any, schema: dict[str, Any], path: str, problems: list[tuple[s
             expected = _JSON_TYPES.get(kind)
             ok = expected is None or isinstance(value, expected)
         if not ok:
-            problems.append((path, f"expected {kind}, got {_type_name(value)}"))
+            problems.append((path, f"expected {kind}, got {json_type_name(value)}"))
             return value
     enum = schema.get("enum")
     if isinstance(enum, list) and value not in enum:

@@ -86,7 +86,7 @@ def _activate(pi: ExtensionAPI, config: McpConfig, ctx: Any) -> None:
         pi.set_active_tools([*active, *(n for n in usable if n not in active)])
     elif not any(name in active for name in wanted):
         suffix = " (autoEnableCodemode is false)" if config.auto_enable_codemode is False else ""
-        _notify(ctx, UNREACHABLE_WARNING.format(suffix=suffix))
+        notify(ctx, UNREACHABLE_WARNING.format(suffix=suffix))
 
 
 def _reached(namespace: str, server: str, wanted: set[str]) -> bool:
@@ -94,9 +94,9 @@ def _reached(namespace: str, server: str, wanted: set[str]) -> bool:
     return any(w in (namespace, server) or w.startswith(namespace + "__") for w in wanted)
 
 
-def _notify(ctx: Any, text: str, kind: str = "warning") -> None:
-    """Through the UI when there is one; print and JSON modes have none, so the text is logged
-    (a warning, which reaches stderr there)."""
+def notify(ctx: Any, text: str, kind: str = "warning") -> None:
+    """Tell the user through the UI when there is one; print and JSON modes have none, so the text is
+    logged (a warning, which reaches stderr there). `/mcp` reports the same way."""
     if getattr(ctx, "has_ui", True):
         try:
             ctx.ui.notify(text, kind)
@@ -161,7 +161,7 @@ class McpExtension:
             from pi.app.mcp.manager import STILL_CONNECTING_NOTICE
 
             if not await manager.wait_for_direct(state.wait_s):
-                _notify(ctx, STILL_CONNECTING_NOTICE, "info")
+                notify(ctx, STILL_CONNECTING_NOTICE, "info")
         return _system_prompt_result(event, manager)
 
     async def on_tool_call(self, event: Any, _ctx: Any) -> None:
@@ -195,7 +195,7 @@ class McpExtension:
         manager.reconnect_signed_in()
         report = manager.attention_report()
         if report:
-            _notify(ctx, report)
+            notify(ctx, report)
 
     async def on_session_shutdown(self, _event: Any, _ctx: Any) -> None:
         manager, self.state.manager = self.state.manager, None
@@ -206,7 +206,7 @@ class McpExtension:
     async def mcp_command(self, args: str, ctx: Any) -> None:
         manager = self.state.manager
         if manager is None:
-            _notify(ctx, "MCP support is not started.", "info")
+            notify(ctx, "MCP support is not started.", "info")
             return
         from pi.app.mcp.mcp_command import McpCommand
 
@@ -249,4 +249,4 @@ def _register_resource_tools(pi: ExtensionAPI, state: McpExtensionState) -> None
         pi.register_tool(definition)
 
 
-__all__ = ["UNREACHABLE_WARNING", "create_mcp_extension", "discovery_tools"]
+__all__ = ["UNREACHABLE_WARNING", "create_mcp_extension", "discovery_tools", "notify"]

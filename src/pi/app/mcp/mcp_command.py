@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi.app.mcp.config import EXPOSURES, McpConfig
+from pi.app.mcp.extension import notify
 from pi.app.mcp.tool_defs import registered_exposure
 
 if TYPE_CHECKING:
@@ -25,17 +26,6 @@ log = logging.getLogger(__name__)
 USAGE = "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]"
 NO_OAUTH_SERVER = "No enabled MCP server uses OAuth. Only HTTP servers without an Authorization header do."
 ATTENTION_FIRST = {"needs-auth": 0, "failed": 1, "disconnected": 2}
-
-
-def _notify(ctx: Any, text: str, kind: str = "info") -> None:
-    """Through the UI when there is one, else logged as a warning (stderr in print and JSON modes)."""
-    if getattr(ctx, "has_ui", True):
-        try:
-            ctx.ui.notify(text, kind)
-            return
-        except Exception as error:
-            log.debug("MCP: notify failed: %s", error)
-    log.warning("%s", text)
 
 
 def _has_ui(ctx: Any) -> bool:
@@ -59,16 +49,16 @@ class McpCommand:
             if _has_ui(ctx):
                 await self.dialog(ctx)
             else:
-                _notify(ctx, "\n".join(self.manager.status_lines()))
+                notify(ctx, "\n".join(self.manager.status_lines()), "info")
             return
         sub, target = words[0], (words[1] if len(words) > 1 else None)
         if sub not in ("login", "logout", "reconnect") or len(words) > 2:
-            _notify(ctx, USAGE, "warning")
+            notify(ctx, USAGE, "warning")
             return
         if target is not None and target not in self.manager.connections:
             from pi.app.mcp.cli_command import unknown_server_message
 
-            _notify(ctx, unknown_server_message(target, McpConfig(servers=dict(self.manager.config.servers))), "error")
+            notify(ctx, unknown_server_message(target, McpConfig(servers=dict(self.manager.config.servers))), "error")
             return
         if sub == "reconnect":
             names = [target] if target else [c.name for c in self.manager.enabled()]
@@ -84,7 +74,7 @@ class McpCommand:
     async def reconnect(self, ctx: Any, name: str) -> None:
         state = await self.manager.reconnect(name)
         self._sync_active()
-        _notify(ctx, f'Reconnected to MCP server "{name}" ({state}).')
+        notify(ctx, f'Reconnected to MCP server "{name}" ({state}).', "info")
 
     def _oauth_servers(self) -> list[str]:
         from pi.app.mcp.oauth_tokens import uses_oauth
@@ -94,7 +84,7 @@ class McpCommand:
     async def _pick_oauth(self, ctx: Any) -> str | None:
         names = self._oauth_servers()
         if not names:
-            _notify(ctx, NO_OAUTH_SERVER, "warning")
+            notify(ctx, NO_OAUTH_SERVER, "warning")
             return None
         if len(names) == 1 or not _has_ui(ctx):
             return names[0]
@@ -105,7 +95,7 @@ class McpCommand:
         if name is None:
             return
         if not _has_ui(ctx):
-            _notify(ctx, f'Signing in to MCP server "{name}" requires interactive mode.', "warning")
+            notify(ctx, f'Signing in to MCP server "{name}" requires interactive mode.', "warning")
             return
         from pi.app.mcp.oauth_login import SignInError, sign_in
 
@@ -114,17 +104,17 @@ class McpCommand:
         async def open_url(url: str) -> None:
             import webbrowser
 
-            _notify(ctx, f"Open this URL in your browser to sign in:\n{url}")
+            notify(ctx, f"Open this URL in your browser to sign in:\n{url}", "info")
             await asyncio.to_thread(webbrowser.open, url)
 
         try:
             count = await sign_in(server, self.agent_dir, self.cwd, open_url)
         except SignInError as error:
-            _notify(ctx, f'Signing in to MCP server "{name}" failed: {error}', "error")
+            notify(ctx, f'Signing in to MCP server "{name}" failed: {error}', "error")
             return
         await self.manager.reconnect(name)
         self._sync_active()
-        _notify(ctx, f'Signed in to MCP server "{name}" ({count} tools).')
+        notify(ctx, f'Signed in to MCP server "{name}" ({count} tools).', "info")
 
     async def logout(self, ctx: Any, name: str | None) -> None:
         if name is None:
@@ -132,10 +122,10 @@ class McpCommand:
         from pi.app.mcp.auth_store import delete_credentials
 
         if not delete_credentials(self.agent_dir, self.manager.connections[name].server):
-            _notify(ctx, f'No stored credentials for MCP server "{name}".')
+            notify(ctx, f'No stored credentials for MCP server "{name}".', "info")
             return
         await self.manager.reconnect(name)
-        _notify(ctx, f'Signed out of MCP server "{name}".')
+        notify(ctx, f'Signed out of MCP server "{name}".', "info")
 
     async def set_enabled(self, ctx: Any, name: str, enabled: bool, in_project: bool = False) -> None:
         from pi.app.mcp.server_edits import save_project_override, save_server_field
@@ -148,7 +138,7 @@ class McpCommand:
         state = await self.manager.set_enabled(name, enabled)
         self._sync_active()
         where = f" (saved to {saved})" if saved else " (for this session)"
-        _notify(ctx, f'MCP server "{name}" {"enabled" if enabled else "disabled"}: {state}{where}.')
+        notify(ctx, f'MCP server "{name}" {"enabled" if enabled else "disabled"}: {state}{where}.', "info")
 
     async def set_exposure(self, ctx: Any, name: str) -> None:
         from pi.app.mcp.server_edits import save_server_field
@@ -161,7 +151,7 @@ class McpCommand:
         await self.manager.set_exposure(name, choice)
         self._sync_active()
         where = f" (saved to {saved})" if saved else " (for this session)"
-        _notify(ctx, f'MCP server "{name}" exposure: {choice}{where}.')
+        notify(ctx, f'MCP server "{name}" exposure: {choice}{where}.', "info")
 
     def _sync_active(self) -> None:
         """Declare `direct` MCP tools and stop declaring the ones that are no longer direct."""
@@ -184,7 +174,7 @@ class McpCommand:
     async def dialog(self, ctx: Any) -> None:
         connections = sorted(self.manager.connections.values(), key=lambda c: (ATTENTION_FIRST.get(c.state, 3), c.name))
         if not connections:
-            _notify(ctx, "\n".join(self.manager.status_lines()))
+            notify(ctx, "\n".join(self.manager.status_lines()), "info")
             return
         rows = {self._row(c): c.name for c in connections}
         choice = await ctx.ui.select("MCP servers", list(rows))
@@ -206,7 +196,7 @@ class McpCommand:
         if choice == "Sign in":
             await self.login(ctx, name)
         elif choice == "Tools":
-            _notify(ctx, self.tools_text(connection))
+            notify(ctx, self.tools_text(connection), "info")
         elif choice == "Reconnect":
             await self.reconnect(ctx, name)
         elif choice == "Sign out":

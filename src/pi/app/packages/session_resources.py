@@ -13,10 +13,10 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pi.app.packages.settings_file import SettingsFileError, read_packages
 
@@ -141,21 +141,27 @@ def _log_once(messages: Iterable[str]) -> None:
             logger.warning("%s", message)
 
 
-def _install_missing(store: PackageStore, packages: list[ResolvedPackage], warnings: list[str]) -> None:
-    """Run the async installer to completion, also when called from inside a running event loop."""
+def run_to_completion(work: Coroutine[Any, Any, object]) -> None:
+    """Run async package work from synchronous code: in a fresh loop, or on a worker thread with its own
+    loop when a loop already runs here (resources are gathered synchronously from async callers too)."""
     import asyncio
-
-    from pi.app.packages.resolve import install_missing
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        asyncio.run(install_missing(store, packages, warnings))
+        asyncio.run(work)
         return
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(asyncio.run, install_missing(store, packages, warnings)).result()
+        pool.submit(asyncio.run, work).result()
+
+
+def _install_missing(store: PackageStore, packages: list[ResolvedPackage], warnings: list[str]) -> None:
+    """Run the async installer to completion, also when called from inside a running event loop."""
+    from pi.app.packages.resolve import install_missing
+
+    run_to_completion(install_missing(store, packages, warnings))
 
 
 def collect_resources(packages: list[ResolvedPackage], warnings: list[str]) -> PackageResourcePaths:
@@ -247,4 +253,5 @@ __all__ = [
     "module_clashes",
     "offline_from_env",
     "package_resources",
+    "run_to_completion",
 ]

@@ -10,7 +10,6 @@ source cannot load.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
 from pathlib import Path
@@ -27,7 +26,12 @@ from pi.app.packages.install import (
     run_git,
 )
 from pi.app.packages.resolve import ResolvedPackage
-from pi.app.packages.session_resources import PackageResourcePaths, collect_resources, offline_from_env
+from pi.app.packages.session_resources import (
+    PackageResourcePaths,
+    collect_resources,
+    offline_from_env,
+    run_to_completion,
+)
 from pi.app.packages.sources import (
     NPM_NOT_SUPPORTED,
     PackageSource,
@@ -122,15 +126,7 @@ async def _refresh(source: PackageSource, path: Path, agent_dir: Path) -> None:
 
 
 def _run(source: PackageSource, path: Path, agent_dir: Path) -> None:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        asyncio.run(_refresh(source, path, agent_dir))
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(asyncio.run, _refresh(source, path, agent_dir)).result()
+    run_to_completion(_refresh(source, path, agent_dir))
 
 
 def _resolved(source: PackageSource, path: Path) -> ResolvedPackage:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import io
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -91,12 +92,28 @@ class FirstFrame:
     def __init__(self, terminal: TtyTerminal) -> None:
         self.terminal = terminal
         self.held = io.StringIO()
+        self.released = False
         self._stderr: TextIO = sys.stderr
         sys.stderr = self.held
+        # The CLI's log handler writes warnings to stderr too: hold them as well.
+        self._handlers = [
+            h
+            for h in logging.getLogger("pi").handlers
+            if isinstance(h, logging.StreamHandler) and h.stream is self._stderr
+        ]
+        for handler in self._handlers:
+            handler.setStream(self.held)
 
     def _release_stderr(self) -> str:
+        """Stop holding; the held text, once (empty on a second call)."""
+        if self.released:
+            return ""
+        self.released = True
         if sys.stderr is self.held:
             sys.stderr = self._stderr
+        for handler in self._handlers:
+            handler.setStream(self._stderr)
+        self._handlers = []
         return self.held.getvalue()
 
     def take_over(self) -> TtyTerminal:
