@@ -44,3 +44,12 @@ def test_the_env_of_a_stored_key_is_not_seen_by_another_provider(env: Env) -> No
     headers = env.server.requests[-1].headers
     assert headers["authorization"] == "Bearer other-key"
     assert headers.get("x-account") != "acct-7"
+
+
+def test_a_cached_command_is_run_again_under_another_credential_env() -> None:
+    from pi.app.key_values import resolve_config_value
+
+    command = '!printf %s "$PI_TEST_CACHED_ENV"'
+    assert resolve_config_value(command, env={"PI_TEST_CACHED_ENV": "one"}) == "one"
+    assert resolve_config_value(command, env={"PI_TEST_CACHED_ENV": "two"}) == "two"
+    assert resolve_config_value(command, env={"PI_TEST_CACHED_ENV": "one"}) == "one"

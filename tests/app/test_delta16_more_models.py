@@ -1,11 +1,12 @@
-"""The `pi` process end to end: provider ids with `/` (delta-1.6 §1.4.2) and cost tiers (§7.1.5)."""
+"""The `pi` process end to end: `/` in provider ids (delta-1.6 §1.4.2), cost tiers, image limits, compat (§7.1.5-6)."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from tests.support.cli_env import Env
 from tests.app.test_cli_files import _png
+from tests.support.cli_env import Env
 from tests.support.openai_chunks import text_reply, tool_reply
 
 
@@ -113,3 +114,25 @@ def test_a_model_without_image_limits_gets_every_image(env: Env) -> None:
     done = env.run("-p", "--provider", "fake", "--model", "fake-model", "@a.png", "@b.png", "@c.png", "look")
     assert done.returncode == 0, done.stderr
     assert json.dumps(env.server.requests[-1].json()["messages"]).count(IMAGE_PART) == 3
+
+
+def _continue_without_tools(env: Env) -> dict[str, Any]:
+    (env.cwd / "note.txt").write_text("hello\n")
+    env.server.queue(tool_reply([("read", {"path": "note.txt"})]), text_reply("read it"))
+    first = env.run("-p", "--provider", "fake", "--model", "fake-model", "read note.txt")
+    assert first.returncode == 0, first.stderr
+    env.server.queue(text_reply("again"))
+    second = env.run("-c", "-p", "--no-tools", "--provider", "fake", "--model", "fake-model", "and now?")
+    assert second.returncode == 0, second.stderr
+    body: dict[str, Any] = env.server.requests[-1].json()
+    assert any(m.get("role") == "tool" for m in body["messages"])
+    return body
+
+
+def test_tools_are_left_out_without_tools_even_with_tool_history(env: Env) -> None:
+    assert "tools" not in _continue_without_tools(env)
+
+
+def test_requires_tools_with_tool_history_sends_an_empty_tools_list(env: Env) -> None:
+    _providers(env, {"fake": {"compat": {"requiresToolsWithToolHistory": True}}})
+    assert _continue_without_tools(env)["tools"] == []

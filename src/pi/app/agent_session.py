@@ -449,7 +449,8 @@ class AgentSession(SessionExtensionMethods):
             replace_instructions=replace_instructions,
         )
         if self._extensions is not None:
-            await self._extensions.tree_moved(self._core.manager.get_leaf_id(), old_leaf)
+            summary = self._navigation.last_summary
+            await self._extensions.tree_moved(self._core.manager.get_leaf_id(), old_leaf, summary)
         return text
 
     def set_scoped_models(self, models: Sequence[tuple[Model, str | None]]) -> None:

@@ -389,11 +389,19 @@ class SessionExtensions:
         await self.shutdown("fork")
         return False
 
-    async def tree_moved(self, new_leaf: str | None, old_leaf: str | None) -> None:
-        """`session_tree` after a move in the session tree."""
+    async def tree_moved(
+        self, new_leaf: str | None, old_leaf: str | None, summary: tuple[Any, bool] | None = None
+    ) -> None:
+        """`session_tree` after a move in the session tree; `summary` is the recorded summary entry and
+        whether an extension wrote it (`summaryEntry` / `fromExtension`, both absent without one)."""
         runner = self.runner
         if runner is not None and runner.has_handlers("session_tree"):
-            await runner.emit(SessionTreeEvent(new_leaf_id=new_leaf, old_leaf_id=old_leaf))
+            entry, from_extension = summary if summary is not None else (None, None)
+            await runner.emit(
+                SessionTreeEvent(
+                    new_leaf_id=new_leaf, old_leaf_id=old_leaf, summary_entry=entry, from_extension=from_extension
+                )
+            )
 
     async def replaced(self, reason: Any, previous_session_file: str | None) -> None:
         """The session moved to another file: a new generation gets `session_start(reason)`."""

@@ -11,9 +11,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi.app.args import Args, unknown_option_errors
+
+if TYPE_CHECKING:
+    from pi.app.extensions.loader import ExtensionLoader
 
 
 def extension_options(args: Args, project_trusted: bool) -> dict[str, Any]:
@@ -90,24 +93,11 @@ async def bootstrap_project_trust(args: Args, cwd: Path, agent_dir: Path, warn: 
         return None
     from pi.app import trust
     from pi.app.extensions.context import Mode, ProjectTrustContext
-    from pi.app.extensions.discovery import DiscoveryOptions, discover_extensions
-    from pi.app.extensions.loader import load_extensions, offer_loader
+    from pi.app.extensions.loader import offer_loader
     from pi.app.extensions.project_trust import emit_project_trust
     from pi.app.extensions.ui import NoOpUI
 
-    found = discover_extensions(
-        DiscoveryOptions(
-            cwd=cwd,
-            agent_dir=agent_dir,
-            project_trusted=False,
-            cli_paths=list(args.extensions),
-            no_extensions=args.no_extensions,
-            user_entries=entries or [],
-            entry_points=False,
-            load_builtins=False,
-        )
-    )
-    loader, _ = await load_extensions(found.enabled(), cwd)  # load problems are reported by the real load
+    loader = await _load_named(args, cwd, agent_dir, entries or [], None)  # the real load reports problems
     offer_loader(cwd, loader)  # the session's load reuses these instances: each setup runs once
     registry = loader.runtime.registry
     if not registry.has_handlers("project_trust"):
@@ -145,25 +135,15 @@ def help_flag_lines(raw: list[str]) -> list[str]:
 
 
 async def _flag_lines(args: Args, cwd: Path, agent_dir: Path, settings: Any, trusted: bool) -> list[str]:
-    from pi.app.extensions.discovery import DiscoveryOptions, discover_extensions
-    from pi.app.extensions.loader import load_extensions
-
     entries = settings.global_data.get("extensions") or []
-    project = (settings.project_data.get("extensions") or []) if trusted else []
-    found = discover_extensions(
-        DiscoveryOptions(
-            cwd=cwd,
-            agent_dir=agent_dir,
-            project_trusted=trusted,
-            cli_paths=list(args.extensions),
-            no_extensions=args.no_extensions,
-            user_entries=[e for e in entries if isinstance(e, str)],
-            project_entries=[e for e in project if isinstance(e, str)],
-            entry_points=False,
-            load_builtins=False,
-        )
+    project = (settings.project_data.get("extensions") or []) if trusted else None
+    loader = await _load_named(  # a broken extension just adds no flags here
+        args,
+        cwd,
+        agent_dir,
+        [e for e in entries if isinstance(e, str)],
+        None if project is None else [e for e in project if isinstance(e, str)],
     )
-    loader, _ = await load_extensions(found.enabled(), cwd)  # a broken extension just adds no flags here
     flags = loader.runtime.registry.flags()
     loader.runtime.invalidate()
     if not flags:
@@ -173,6 +153,31 @@ async def _flag_lines(args: Args, cwd: Path, agent_dir: Path, settings: Any, tru
         option = f"--{flag.name}" + (" <value>" if flag.type == "string" else "")
         lines.append(f"  {option:<28} {flag.description or ''}".rstrip())
     return lines
+
+
+async def _load_named(
+    args: Args, cwd: Path, agent_dir: Path, user_entries: list[str], project_entries: list[str] | None
+) -> ExtensionLoader:
+    """Load the `-e` extensions and the listed settings entries before any session exists: no entry-point
+    or built-in extensions, and project ones only when `project_entries` is given (the project is trusted)."""
+    from pi.app.extensions.discovery import DiscoveryOptions, discover_extensions
+    from pi.app.extensions.loader import load_extensions
+
+    found = discover_extensions(
+        DiscoveryOptions(
+            cwd=cwd,
+            agent_dir=agent_dir,
+            project_trusted=project_entries is not None,
+            cli_paths=list(args.extensions),
+            no_extensions=args.no_extensions,
+            user_entries=user_entries,
+            project_entries=project_entries or [],
+            entry_points=False,
+            load_builtins=False,
+        )
+    )
+    loader, _ = await load_extensions(found.enabled(), cwd)
+    return loader
 
 
 __all__ = [

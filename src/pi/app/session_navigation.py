@@ -14,7 +14,7 @@ from pi.ai.types import UserMessage
 from pi.app.session_events import SessionStartEvent, SessionStartReason
 from pi.app.session_models import ModelControl
 from pi.app.session_runtime import SessionCore, message_text
-from pi.session.entries import MessageEntry
+from pi.session.entries import BranchSummaryEntry, MessageEntry
 
 if TYPE_CHECKING:
     from pi.app.session_compaction import Compactor
@@ -48,6 +48,8 @@ class Navigation:
         self._abort = abort
         self._compactor = compactor
         self.before_tree: TreeGate | None = None
+        self.last_summary: tuple[BranchSummaryEntry, bool] | None = None
+        """The `branch_summary` entry the latest tree move recorded, and whether an extension gave it."""
 
     def _previous_file(self) -> str | None:
         path = self.core.manager.get_session_file()
@@ -87,6 +89,7 @@ class Navigation:
         `BranchSummaryCancelled`.
         """
         await self._abort()
+        self.last_summary = None
         manager = self.core.manager
         entry = manager.get_entry(target_id)
         if entry is None:
@@ -113,9 +116,12 @@ class Navigation:
             text = message_text(entry.message)
             new_leaf = entry.parent_id
         if summary is not None:
-            manager.branch_with_summary(
+            summary_id = manager.branch_with_summary(
                 new_leaf, summary.summary or "", summary.details, given is not None, summary.usage
             )
+            recorded = manager.get_entry(summary_id)
+            if isinstance(recorded, BranchSummaryEntry):
+                self.last_summary = (recorded, given is not None)
         elif new_leaf is None:
             manager.reset_leaf()
         else:

@@ -14,22 +14,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pi.app.modes.interactive.components.extension_guard import ErrorReporter, GuardedComponent
-from pi.app.modes.interactive.components.formatting import inner_width, panel
+from pi.app.modes.interactive.components.formatting import content_text, inner_width, panel, wrap
 from pi.tui.markdown import Markdown
 
 if TYPE_CHECKING:
     from pi.tui.theme import Theme
-
-
-def content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content or []:
-        text = block.get("text") if isinstance(block, dict) else getattr(block, "text", None)
-        if isinstance(text, str):
-            parts.append(text)
-    return "\n".join(parts)
 
 
 class DefaultCustomPanel:
@@ -42,6 +31,10 @@ class DefaultCustomPanel:
         self._markdown = Markdown(text, theme, base_style=lambda s: theme.fg("customMessageText", s))
         self._cache: tuple[int, list[str]] | None = None
 
+    def set_text(self, text: str) -> None:
+        self._markdown.set_text(text)
+        self._cache = None
+
     def invalidate(self) -> None:
         self._markdown.invalidate()
         self._cache = None
@@ -51,8 +44,9 @@ class DefaultCustomPanel:
             return self._cache[1]
         theme = self.theme
         pad = self.pad if width > 2 * self.pad else 0
+        inner = inner_width(width, pad)
         label = theme.fg("customMessageLabel", theme.bold(f"[{self.custom_type}]"))
-        body = [label, "", *self._markdown.render(inner_width(width, pad))]
+        body = [*wrap(label, inner), "", *self._markdown.render(inner)]
         lines = ["", *panel(body, width, pad, 1, lambda s: theme.bg("customMessageBg", s))]
         self._cache = (width, lines)
         return lines
@@ -165,4 +159,4 @@ def _field(message: Any, name: str) -> Any:
     return getattr(message, snake, None)
 
 
-__all__ = ["CustomEntryView", "CustomMessageView", "DefaultCustomPanel", "content_text"]
+__all__ = ["CustomEntryView", "CustomMessageView", "DefaultCustomPanel"]

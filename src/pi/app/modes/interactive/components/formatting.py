@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pi.tui.text_width import pad_to_width, truncate_to_width, visible_width, wrap_text_with_ansi
 
@@ -55,6 +55,19 @@ def expand_hint(theme: Theme, prefix: str, key: str = EXPAND_KEY, action: str = 
     return theme.fg("muted", prefix) + " " + theme.fg("dim", key) + theme.fg("muted", f" {action})")
 
 
+def content_text(content: Any, separator: str = "\n") -> str:
+    """The text of message content as extensions and session entries hand it over: a string, or the
+    text of its blocks (dicts or objects) joined by `separator`; blocks without text are skipped."""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or []:
+        text = block.get("text") if isinstance(block, dict) else getattr(block, "text", None)
+        if isinstance(text, str):
+            parts.append(text)
+    return separator.join(parts)
+
+
 def wrap(text: str, width: int) -> list[str]:
     """Word-wrapped lines of at most `width` cells (an empty text gives no lines)."""
     if not text:
@@ -92,6 +105,7 @@ def inner_width(width: int, pad_x: int) -> int:
 
 __all__ = [
     "EXPAND_KEY",
+    "content_text",
     "cut",
     "expand_hint",
     "format_duration",

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pi.app.modes.interactive.components.formatting import inner_width, panel, wrap
-from pi.tui.markdown import Markdown
+from pi.app.modes.interactive.components.extension_messages import DefaultCustomPanel
+from pi.app.modes.interactive.components.formatting import inner_width, wrap
 
 if TYPE_CHECKING:
     from pi.tui.theme import Theme
@@ -87,37 +87,15 @@ def content_text(content: str | Sequence[Any]) -> str:
     return "\n".join(parts)
 
 
-class CustomMessageView:
-    """An extension message without its own renderer: bold `[<customType>]`, a blank line, markdown.
-
-    Drawn on a `customMessageBg` panel with padding 1, the markdown in `customMessageText`.
-    """
+class CustomMessageView(DefaultCustomPanel):
+    """An extension message given as session content, drawn as the default custom-message panel
+    (bold `[<customType>]`, a blank line, markdown) with padding 1."""
 
     def __init__(self, custom_type: str, content: str | Sequence[Any], theme: Theme) -> None:
-        self.custom_type = custom_type
-        self.theme = theme
-        self._markdown = Markdown(content_text(content), theme, base_style=lambda s: theme.fg("customMessageText", s))
-        self._cache: tuple[int, list[str]] | None = None
+        super().__init__(custom_type, content_text(content), theme)
 
     def set_content(self, content: str | Sequence[Any]) -> None:
-        self._markdown.set_text(content_text(content))
-        self._cache = None
-
-    def invalidate(self) -> None:
-        self._markdown.invalidate()
-        self._cache = None
-
-    def render(self, width: int) -> list[str]:
-        if self._cache is not None and self._cache[0] == width:
-            return self._cache[1]
-        theme = self.theme
-        inner = inner_width(width, 1)
-        label = theme.fg("customMessageLabel", theme.bold(f"[{self.custom_type}]"))
-        body = [*wrap(label, inner), ""]
-        body.extend(self._markdown.render(inner))
-        lines = ["", *panel(body, width, 1, 1, lambda s: theme.bg("customMessageBg", s))]
-        self._cache = (width, lines)
-        return lines
+        self.set_text(content_text(content))
 
 
 __all__ = ["CustomMessageView", "ErrorLine", "StatusLine", "WarningLine", "content_text"]

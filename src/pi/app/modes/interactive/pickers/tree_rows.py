@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from pi.app.modes.interactive.components.formatting import content_text
+
 if TYPE_CHECKING:
     from pi.session.entries import SessionEntry
     from pi.session.manager import SessionTreeNode
@@ -47,17 +49,6 @@ class TreeRow:
     label_time: str | None = None
 
 
-def content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content or []:
-        text = block.get("text") if isinstance(block, dict) else getattr(block, "text", None)
-        if isinstance(text, str):
-            parts.append(text)
-    return " ".join(parts)
-
-
 def _one_line(text: str, limit: int = 200) -> str:
     return " ".join(text.split())[:limit]
 
@@ -75,10 +66,10 @@ def _tool_text(data: dict[str, Any], calls: dict[str, dict[str, Any]]) -> str:
 def _message_row(data: dict[str, Any], calls: dict[str, dict[str, Any]]) -> tuple[str, RowKind, str]:
     role = data.get("role")
     if role == "user":
-        full = content_text(data.get("content"))
+        full = content_text(data.get("content"), " ")
         return "user: " + _one_line(full), "user", full
     if role == "assistant":
-        full = content_text(data.get("content"))
+        full = content_text(data.get("content"), " ")
         text = _one_line(full)
         if data.get("stopReason") == "aborted":
             text = f"{text} (aborted)".strip()
@@ -86,11 +77,11 @@ def _message_row(data: dict[str, Any], calls: dict[str, dict[str, Any]]) -> tupl
             text = f"{text} ({data.get('errorMessage') or 'error'})".strip()
         return "assistant: " + (text or "(no content)"), "assistant", full
     if role == "toolResult":
-        return _tool_text(data, calls), "tool", content_text(data.get("content"))
+        return _tool_text(data, calls), "tool", content_text(data.get("content"), " ")
     if role == "bashExecution":
         command = str(data.get("command", ""))
         return f"[bash]: {_one_line(command)}", "bash", command
-    return f"[{role}]", "summary" if role == "system" else "meta", content_text(data.get("content"))
+    return f"[{role}]", "summary" if role == "system" else "meta", content_text(data.get("content"), " ")
 
 
 _SIMPLE: dict[str, tuple[Callable[[Any], str], RowKind]] = {
@@ -180,7 +171,6 @@ __all__ = [
     "FilterMode",
     "RowKind",
     "TreeRow",
-    "content_text",
     "entry_row",
     "entry_text",
     "keep_row",

@@ -19,7 +19,6 @@ from pi.app.modes.interactive.pickers.tree_rows import (
     FILTER_TAGS,
     FilterMode,
     TreeRow,
-    content_text,
     entry_text,
     keep_row,
     matches_query,
@@ -256,4 +255,4 @@ def _without_folded(rows: list[TreeRow], folded: set[str]) -> list[TreeRow]:
     return out
 
 
-__all__ = ["TITLE", "TreeRow", "TreeView", "content_text", "entry_text", "tree_rows"]
+__all__ = ["TITLE", "TreeRow", "TreeView", "entry_text", "tree_rows"]
