@@ -283,7 +283,7 @@ def test_flags_this_version_cannot_act_on_are_reported(env: Env) -> None:
     env.server.queue(text_reply("ok"))
     done = env.run("-p", *MODEL, "-e", "my_ext.py", "x")
     assert done.returncode == 1
-    assert f'Extension path does not exist: {env.cwd / "my_ext.py"}' in done.stderr
+    assert f"Extension path does not exist: {env.cwd / 'my_ext.py'}" in done.stderr
     resume = env.run("-r", *MODEL)
     assert resume.returncode == 1
     assert "Use -c to continue the latest session" in resume.stderr

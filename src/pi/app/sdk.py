@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,6 +79,9 @@ class CreateSessionOptions:
     """Whether the project's own extensions (`.pi/extensions`, project settings) may load."""
     extension_flags: Mapping[str, bool | str] = field(default_factory=dict)
     """Values for flags extensions register (`--name value` on the command line)."""
+    admits_late_tool: Callable[[str], bool] | None = None
+    """Whether a tool registered after start-up (by an extension or an MCP server) may become active:
+    the command line's `--tools`/`--exclude-tools` choice applied to tools it could not see yet."""
 
 
 def thinking_budgets_from(settings: SettingsManager) -> ThinkingBudgets | None:
@@ -147,6 +150,7 @@ def _extension_config(opts: CreateSessionOptions, agent_dir: Path) -> ExtensionC
         project_trusted=opts.project_trusted,
         flags=dict(opts.extension_flags),
         tool_options=opts.tool_options,
+        admits_late_tool=opts.admits_late_tool,
     )
 
 

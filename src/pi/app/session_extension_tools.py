@@ -34,6 +34,12 @@ class SessionToolSet:
         self._context: Callable[[str], Any] | None = None
         self._adapted: dict[int, tuple[ToolDefinition, AgentTool[Any]]] = {}
         self._defaults_seen: set[str] = set()
+        self._admits: Callable[[str], bool] | None = None
+        """The command line's tool choice for tools it could not name yet (None: every tool may be active)."""
+
+    def admit_with(self, admits: Callable[[str], bool] | None) -> None:
+        """Apply `--tools`/`--exclude-tools` to extension and MCP tools registered from now on."""
+        self._admits = admits
 
     def bind(self, registry: ExtensionRegistry, context: Callable[[str], Any]) -> None:
         """Use this generation's registry (a reload keeps the active names) and refresh."""
@@ -70,10 +76,11 @@ class SessionToolSet:
         """Activate newly registered default-active tools and give the agent the active set."""
         registry = self._registry
         if registry is not None:
+            admits = self._admits
             for name in registry.default_active_tools():
                 if name not in self._defaults_seen:
                     self._defaults_seen.add(name)
-                    if name not in self.active:
+                    if name not in self.active and (admits is None or admits(name)):
                         self.active.append(name)
         tools = self.all_tools()
         active = [tools[name] for name in self.active if name in tools]
@@ -93,7 +100,12 @@ class SessionToolSet:
         """Activate exactly `names` (unknown and hidden names are ignored; missing built-ins are built)."""
         self._build_missing_builtins()
         known = set(self.known_names())
-        self.active = [name for name in dict.fromkeys(names) if name in known]
+        admits = self._admits
+        self.active = [
+            name
+            for name in dict.fromkeys(names)
+            if name in known and (admits is None or name in self.builtin or admits(name))
+        ]
         self.refresh()
 
     def infos(self) -> list[ToolInfo]:

@@ -72,6 +72,7 @@ class SessionExtensions:
         self.ui: UIContext = NoOpUI()
         self.mode: Mode = "print"
         self.tools = SessionToolSet(session, lambda: self.prompted)
+        self.tools.admit_with(config.admits_late_tool)
         self.tools.tool_options = config.tool_options
         self.host = SessionContextHost(self)
         self.actions = SessionActions(self)
@@ -86,6 +87,7 @@ class SessionExtensions:
         self._started = False
         self._unsubscribe_events: Callable[[], None] | None = None
         self._tasks: set[asyncio.Future[Any]] = set()
+        self._unconnected_mcp: set[str] = set()
         from pi.app.session_extension_points import ExtensionPoints
 
         self.points = ExtensionPoints(self)
@@ -196,6 +198,7 @@ class SessionExtensions:
             from pi.app.session_extension_events import EventForwarder
 
             self._unsubscribe_events = self.session.subscribe(EventForwarder(self), awaited=True)
+        self._report_unconnected_mcp()
         return self.diagnostics
 
     def _spawn_emit(self, event: Any) -> None:
@@ -210,6 +213,22 @@ class SessionExtensions:
     def _mcp_changed(self) -> None:
         if self.runner is not None:
             self._spawn_emit(McpServersChangeEvent(servers=self.runner.registry.mcp_server_list()))
+            self._report_unconnected_mcp()
+
+    def _report_unconnected_mcp(self) -> None:
+        """Servers registered while nothing connects MCP servers (the built-in left out or replaced): said once each."""
+        runner = self.runner
+        if runner is None or runner.has_handlers("mcp_servers_change"):
+            return
+        for server in runner.registry.mcp_servers.values():
+            if server.name in self._unconnected_mcp:
+                continue
+            self._unconnected_mcp.add(server.name)
+            message = (
+                f'MCP server "{server.name}" is registered, but no loaded extension connects MCP servers; '
+                "another extension may have replaced the built-in MCP support"
+            )
+            runner.registry.report(server.extension_path, "register_mcp_server", message)
 
     def ui_prompt(self, phase: str, kind: Any, title: str | None) -> None:
         """`ui_prompt_start` / `ui_prompt_end` around a blocking dialog (emitted, not awaited)."""

@@ -27,7 +27,24 @@ def extension_options(args: Args, project_trusted: bool) -> dict[str, Any]:
         "builtin_extensions": True,
         "disabled_builtins": ["mcp"] if args.no_mcp else [],
         "project_trusted": project_trusted,
+        "admits_late_tool": late_tool_filter(args),
     }
+
+
+def late_tool_filter(args: Args) -> Callable[[str], bool] | None:
+    """The tool flags applied to a tool that appears after start-up (an MCP server's, an extension's).
+
+    Such a tool counts as a non-built-in one: active by default, unless `--exclude-tools` matches it,
+    a plain `--tools` list leaves it out, or `-nt` is given without naming it.
+    """
+    if args.tools is None and not args.exclude_tools and not args.no_tools:
+        return None
+    from pi.app.tool_patterns import ToolSelection, select_tool_names
+
+    selection = ToolSelection(
+        tools=args.tools, exclude=args.exclude_tools, no_tools=args.no_tools, no_builtin_tools=args.no_builtin_tools
+    )
+    return lambda name: bool(select_tool_names([name], [], [], selection))
 
 
 def extension_flag_values(args: Args, flags: Mapping[str, Any]) -> tuple[dict[str, bool | str], list[str]]:

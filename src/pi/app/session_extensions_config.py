@@ -31,6 +31,7 @@ class ExtensionConfig:
     project_trusted: bool = False
     flags: Mapping[str, bool | str] = field(default_factory=dict)
     tool_options: Any = None
+    admits_late_tool: Callable[[str], bool] | None = None
     """`pi.tools.ToolsOptions` for built-in tools an extension activates that the session did not build."""
 
 

@@ -245,6 +245,11 @@ class ExtensionAPI:
             raise errors.ExtensionError(
                 f'Invalid MCP server registered by extension "{path}": config must be an object'
             )
+        from pi.app.mcp.config import registration_error
+
+        problem = registration_error(name, config)
+        if problem is not None:
+            raise errors.ExtensionError(f'Invalid MCP server registered by extension "{path}": {problem}')
         self._registry.check_mcp_name(name, self._extension)
         registration = McpServerRegistration(name, dict(config), path)
         if self._extension.state == "active":
