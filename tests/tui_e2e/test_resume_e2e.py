@@ -35,7 +35,7 @@ def test_resume_picker_opens_the_chosen_session(make_pi: Any, server: ScriptedSe
     pi.start("-r")
     pi.wait_for("first run prompt")
     pi.keys("Enter")
-    text = pi.wait_for("Remember the number 42.")
-    assert " first run prompt" in text and "fake-claude • medium" in text
+    # One predicate for the whole frame: a capture can land while the frame is still being drawn.
+    pi.wait_for(lambda s: "Remember the number 42." in s and " first run prompt" in s and "fake-claude • medium" in s)
     pi.keys("Up")
     pi.wait_for(lambda s: s.count("first run prompt") >= 2)
