@@ -176,15 +176,29 @@ class TmuxPi:
         return "\n".join(self.screen(**kwargs))
 
     def wait_for(self, marker: str | Callable[[str], bool], timeout: float = TIMEOUT, **kwargs: bool) -> str:
-        """Poll the pane until `marker` is on it (or the predicate holds); returns the screen text."""
+        """Poll the pane until `marker` is on it (or the predicate holds); returns the screen text.
+
+        tmux may be captured between two chunks of one frame (the new notice drawn, the footer below
+        it not yet), so a match only counts once the next capture shows the same screen. A screen
+        that keeps changing (a spinner) while the predicate keeps holding is accepted after a second;
+        a state that is already gone at the next capture (`Elapsed 1.0s`) is returned as it was seen.
+        """
         check = (lambda s: marker in s) if isinstance(marker, str) else marker
         deadline = time.monotonic() + timeout
         text = ""
+        previous: str | None = None
+        matching_since: float | None = None
         while time.monotonic() < deadline:
             text = self.text(**kwargs)
             if check(text):
-                return text
-            time.sleep(0.05)
+                now = time.monotonic()
+                matching_since = now if matching_since is None else matching_since
+                if text == previous or now - matching_since > 1.0:
+                    return text
+                previous = text
+            elif previous is not None:
+                return previous
+            time.sleep(0.03)
         errors = self.stderr_log.read_text(errors="replace") if self.stderr_log.exists() else ""
         raise AssertionError(f"timed out waiting for {marker!r}; screen was:\n{text}\nstderr:\n{errors}")
 

@@ -223,7 +223,9 @@ def test_check_51_compact_and_queue_during_compaction(make_pi: Any, server: Scri
         anthropic_reply(long_reply + "END2."),
         anthropic_reply("## Goal\nThe summary.", chunk_delay=0.3, pieces=6),
         anthropic_reply("The turn so far."),  # the kept turn's prefix is summarised too
-        anthropic_reply("After the summary."),
+        # Streamed slowly: the footer shows `?` from the end of compaction until this reply's usage
+        # arrives, and the queued message is sent at once, so this reply is that window.
+        anthropic_reply("After the summary.", chunk_delay=0.4, pieces=3),
         settings={"compaction": {"keepRecentTokens": 10}},
     )
     _chat(pi, "first " * 50, "END1.")
@@ -233,7 +235,7 @@ def test_check_51_compact_and_queue_during_compaction(make_pi: Any, server: Scri
     _command(pi, "after compaction")
     text = pi.wait_for("Queued message for after compaction")
     assert "Queued: after compaction" in text
-    text = pi.wait_for("Compacted from ")
+    text = pi.wait_for(lambda s: "Compacted from " in s and "?/200k" in s)
     assert "[compaction]" in text and "(ctrl+o to expand)" in text
     assert "?/200k" in text
     pi.wait_for("After the summary.")
