@@ -43,20 +43,15 @@ def conversation_text(ctx: Any) -> str:
 
 
 async def draft_prompt(ctx: Any, goal: str, transcript: str) -> str:
-    """Ask the session's model for the handoff prompt."""
-    from pi.ai.options import StreamOptions
-    from pi.ai.stream import complete_simple
+    """Ask the session's model for the handoff prompt (with the session's credentials, logins included)."""
     from pi.ai.types import Context, TextContent, UserMessage
 
     model = ctx.model
     if model is None:
         raise HandoffError("No model is selected; choose one with /model and try again")
-    registry = ctx.model_registry
-    api_key = registry.get_api_key(model.provider)
-    options = StreamOptions(api_key=api_key, headers=registry.request_headers(model, api_key), signal=ctx.signal)
     request = f"<conversation>\n{transcript}\n</conversation>\n\n<goal>\n{goal}\n</goal>"
     context = Context(system_prompt=INSTRUCTIONS, messages=[UserMessage(content=request)])
-    reply = await complete_simple(model, context, options)
+    reply = await ctx.model_registry.complete(model, context, signal=ctx.signal)
     if reply.stop_reason in ("error", "aborted"):
         raise HandoffError(f"The model could not write the handoff prompt: {reply.error_message or reply.stop_reason}")
     text = "".join(block.text for block in reply.content if isinstance(block, TextContent)).strip()

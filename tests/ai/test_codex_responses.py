@@ -107,13 +107,41 @@ async def test_a_token_without_the_account_claim_is_refused_before_any_request(s
     assert server.requests == []
 
 
-async def test_websocket_transport_is_refused_with_what_to_do(server: ScriptedServer) -> None:
+async def test_an_explicit_websocket_transport_fails_clearly_where_only_sse_is_served(server: ScriptedServer) -> None:
     options = StreamOptions(api_key=TOKEN)
     options.extra["transport"] = "websocket"
     reply = await _run(_model(server), options)
     assert reply.stop_reason == "error"
-    assert 'set "transport": "sse"' in str(reply.error_message)
-    assert server.requests == []
+    assert reply.error_message is not None and reply.error_message.startswith("WebSocket upgrade refused")
+    assert 'set "transport": "auto" or "sse"' in reply.error_message
+    assert server.requests == [] and len(server.upgrades) == 1
+
+
+async def test_auto_falls_back_to_sse_when_the_upgrade_is_refused(server: ScriptedServer) -> None:
     server.queue(codex_reply("over sse"))
+    options = StreamOptions(api_key=TOKEN)
     options.extra["transport"] = "auto"
-    assert (await _run(_model(server), options)).stop_reason == "stop"
+    reply = await _run(_model(server), options)
+    assert reply.stop_reason == "stop" and [getattr(b, "text", "") for b in reply.content] == ["over sse"]
+    assert len(server.upgrades) == 1 and len(server.requests) == 1
+    upgrade = server.upgrades[0]
+    assert upgrade.path == "/backend-api/codex/responses"
+    assert upgrade.headers["openai-beta"] == "responses_websockets=2026-02-06"
+    assert reply.diagnostics is not None and reply.diagnostics[0].type == "provider_transport_failure"
+    assert reply.diagnostics[0].details == {
+        "configuredTransport": "auto",
+        "fallbackTransport": "sse",
+        "phase": "before_message_stream_start",
+    }
+
+
+async def test_an_unknown_transport_is_refused_with_the_valid_ones(server: ScriptedServer) -> None:
+    options = StreamOptions(api_key=TOKEN)
+    options.extra["transport"] = "carrier-pigeon"
+    reply = await _run(_model(server), options)
+    assert reply.stop_reason == "error"
+    assert reply.error_message == (
+        'Unknown transport "carrier-pigeon": set "transport" in settings.json to one of '
+        '"auto", "sse", "websocket" or "websocket-cached".'
+    )
+    assert server.requests == [] and server.upgrades == []

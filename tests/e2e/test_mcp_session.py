@@ -43,8 +43,8 @@ def test_pi_mcp_add_then_the_model_calls_the_published_time_server(installed: In
     assert "UTC" in result and "datetime" in result
 
 
-def test_pi_mcp_add_with_the_default_exposure_then_the_model_finds_and_calls_the_tool(installed: Installed) -> None:
-    added = installed.run("mcp", "add", "time", "--", sys.executable, "-m", "mcp_server_time")
+def test_pi_mcp_add_with_deferred_exposure_then_the_model_finds_and_calls_the_tool(installed: Installed) -> None:
+    added = installed.run("mcp", "add", "time", "--exposure", "deferred", "--", sys.executable, "-m", "mcp_server_time")
     assert added.returncode == 0, added.stderr
     installed.server.queue(
         tool_reply([("tool_search", {"query": "current time"})]),
@@ -55,7 +55,7 @@ def test_pi_mcp_add_with_the_default_exposure_then_the_model_finds_and_calls_the
     assert done.returncode == 0, done.stderr
     first, second, third = installed.server.requests
     assert "mcp__time__get_current_time" not in tool_names(first)
-    assert "- mcp__time (codemode)" in system_prompt(first)
+    assert "- mcp__time (tool_search)" in system_prompt(first)
     assert "mcp__time__get_current_time" in tool_names(second)
     (result,) = tool_results(third)[-1:]
     assert "UTC" in result and "datetime" in result

@@ -3,6 +3,9 @@
 Provider tests queue responses (status, headers, body chunks: SSE frames as the real APIs send
 them) and then assert on the events the client produced and on the requests it sent. It runs in a
 thread, so the same server serves in-process tests and `pi` subprocesses alike.
+
+Like an HTTP-only API server, it refuses WebSocket upgrade requests (404); they are recorded in
+`upgrades`, not in `requests`, and take no scripted response.
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ class ScriptedServer:
     def __init__(self, keep_alive: bool = False) -> None:
         self.responses: deque[ScriptedResponse] = deque()
         self.requests: list[RecordedRequest] = []
+        self.upgrades: list[RecordedRequest] = []
         self.keep_alive = keep_alive
         self.connections = 0
         self._lock = threading.Lock()
@@ -91,7 +95,21 @@ class ScriptedServer:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
+            def _refuse_upgrade(self) -> None:
+                with server._lock:
+                    server.upgrades.append(
+                        RecordedRequest(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, b"")
+                    )
+                self.send_response(404)
+                self.send_header("content-length", "0")
+                self.send_header("connection", "close")
+                self.close_connection = True
+                self.end_headers()
+
             def _handle(self) -> None:
+                if (self.headers.get("upgrade") or "").lower() == "websocket":
+                    self._refuse_upgrade()
+                    return
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
                 with server._lock:

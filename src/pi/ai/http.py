@@ -263,7 +263,9 @@ async def open_model_stream(request: RequestSpec, model: Model, options: StreamO
     """`open_stream` with the retry, timeout and abort settings of one request's options.
 
     A callable ``options.extra["on_response"]`` is awaited with the status and headers of the
-    response before its body is read (extensions' `after_provider_response`).
+    response before its body is read (extensions' `after_provider_response`); a callable
+    ``options.extra["on_frame"]`` is given each raw stream frame as `iter_sse` reads it
+    (extensions' `provider_stream_event`).
     """
     response = await open_stream(
         request,
@@ -277,7 +279,25 @@ async def open_model_stream(request: RequestSpec, model: Model, options: StreamO
     on_response = options.extra.get("on_response")
     if callable(on_response):
         await on_response(response.status_code, response.headers)
+    on_frame = options.extra.get("on_frame")
+    if callable(on_frame):
+        _frame_observers[response] = on_frame
     return response
+
+
+_frame_observers: weakref.WeakKeyDictionary[httpx.Response, Any] = weakref.WeakKeyDictionary()
+"""Responses whose request asked to see each raw stream frame (``options.extra["on_frame"]``)."""
+
+
+async def _show_frame(observer: Any, data: str) -> None:
+    """Give a frame's parsed JSON to `observer` (awaited when it returns an awaitable); other data is skipped."""
+    try:
+        frame = json.loads(data)
+    except ValueError:
+        return
+    result = observer(frame)
+    if asyncio.iscoroutine(result) or isinstance(result, asyncio.Future):
+        await result
 
 
 @dataclass(slots=True)
@@ -316,12 +336,19 @@ async def iter_sse_lines(response: httpx.Response) -> AsyncIterator[str]:
 
 
 async def iter_sse(response: httpx.Response) -> AsyncIterator[SSEEvent]:
-    """Split a `text/event-stream` body into events (``event:`` name, joined ``data:`` lines)."""
+    """Split a `text/event-stream` body into events (``event:`` name, joined ``data:`` lines).
+
+    When the request's options carried an ``on_frame`` callable, it sees each frame's JSON before the
+    frame is yielded (in stream order); without one the only cost is one lookup per stream.
+    """
+    observer = _frame_observers.pop(response, None) if _frame_observers else None
     event = ""
     data: list[str] = []
     async for line in iter_sse_lines(response):
         if not line:
             if data:
+                if observer is not None:
+                    await _show_frame(observer, "\n".join(data))
                 yield SSEEvent(event or "message", "\n".join(data))
             event, data = "", []
             continue
@@ -335,6 +362,8 @@ async def iter_sse(response: httpx.Response) -> AsyncIterator[SSEEvent]:
         elif name == "event":
             event = value
     if data:
+        if observer is not None:
+            await _show_frame(observer, "\n".join(data))
         yield SSEEvent(event or "message", "\n".join(data))
 
 

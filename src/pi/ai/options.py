@@ -165,11 +165,17 @@ async def apply_on_payload(body: dict[str, Any], model: Model, options: StreamOp
 
 
 def merge_headers(*layers: Mapping[str, str] | None) -> dict[str, str]:
-    """Later layers win: provider defaults, then model.headers, then dynamic, then options.headers."""
+    """Later layers win: provider defaults, then model.headers, then dynamic, then options.headers.
+
+    Header names are case-insensitive on the wire, so a later ``user-agent`` replaces an earlier
+    ``User-Agent`` instead of both being sent; the later layer's spelling is kept.
+    """
     out: dict[str, str] = {}
     for layer in layers:
-        if layer:
-            out.update(layer)
+        for name, value in (layer or {}).items():
+            for existing in [key for key in out if key.lower() == name.lower()]:
+                del out[existing]
+            out[name] = value
     return out
 
 

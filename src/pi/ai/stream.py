@@ -16,12 +16,25 @@ from pi.ai.registry import require_api_provider
 from pi.ai.types import AssistantMessage, Context, Model
 
 
+def _served_at(model: Model, options: StreamOptions) -> Model:
+    """`model` at ``options.extra["base_url"]`` when a request names another endpoint for it.
+
+    A credential may decide where its requests go and change that when it is refreshed (GitHub
+    Copilot's token names its proxy endpoint); the request then goes there at once.
+    """
+    base = options.extra.get("base_url")
+    if isinstance(base, str) and base and base != model.base_url:
+        return model.model_copy(update={"base_url": base})
+    return model
+
+
 def stream(
     model: Model, context: Context, options: StreamOptions | None = None, **kwargs: Any
 ) -> AssistantMessageEventStream:
     """Stream a reply. Raises only if no provider speaks `model.api`; every later failure is an event."""
     provider = require_api_provider(model.api)
-    return provider.stream(model, context, make_options(options, **kwargs))
+    opts = make_options(options, **kwargs)
+    return provider.stream(_served_at(model, opts), context, opts)
 
 
 async def complete(
@@ -37,7 +50,7 @@ def stream_simple(
     provider = require_api_provider(model.api)
     opts = make_options(options, **kwargs)
     opts.api_key = resolve_api_key(model, opts)
-    return provider.stream_simple(model, context, opts)
+    return provider.stream_simple(_served_at(model, opts), context, opts)
 
 
 async def complete_simple(

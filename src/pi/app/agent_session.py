@@ -9,7 +9,9 @@ chains. This class is the facade; each concern lives in its own module:
 - `session_compaction`: manual and automatic compaction; - `session_navigation`: new, switch, fork, clone;
 - `session_models`: model and thinking level;         - `session_bash`: the user's own commands;
 - `session_requests`: key, headers and transcript of each request; `session_hooks`: interception chains;
-- `session_events` and `event_hub`: what listeners receive, and how.
+- `session_events` and `event_hub`: what listeners receive, and how;
+- `session_queue_api` and `session_extensions_api`: the queue and extension methods (mixins);
+- `session_images`: images sized for the current model as they enter.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pi.agent import Agent
 from pi.agent.events import AgentEndEvent, AgentEvent, MessageEndEvent
 from pi.agent.messages import AgentMessage
 from pi.agent.tool import AgentTool
-from pi.ai.types import ImageContent, Model, TextContent
+from pi.ai.types import ImageContent, ImageResize, Model, TextContent
 from pi.app.event_hub import EventHub, Listener
 from pi.app.model_registry import ModelRegistry
 from pi.app.model_resolver import as_thinking_level
@@ -34,12 +36,14 @@ from pi.app.session_events import EntryAppendedEvent, SessionEvent, SessionInfoC
 from pi.app.session_extensions_api import SessionExtensionMethods
 from pi.app.session_extensions_config import ExtensionConfig
 from pi.app.session_hooks import HookChains, InputSource, SessionHooks
+from pi.app.session_images import ImageFitter
 from pi.app.session_models import ModelControl
 from pi.app.session_navigation import Navigation
 from pi.app.session_prompting import BUSY_WITHOUT_BEHAVIOR, Disposition, Prompting, StreamingBehavior
+from pi.app.session_queue_api import SessionQueueMethods
 from pi.app.session_recovery import Recovery, is_retryable_error
 from pi.app.session_requests import RequestResolver, session_environment
-from pi.app.session_runtime import AgentSetup, SessionCore, message_text
+from pi.app.session_runtime import AgentSetup, SessionCore
 from pi.app.settings import SettingsManager
 from pi.session.manager import SessionManager
 
@@ -53,7 +57,7 @@ class NoApiKeyError(RuntimeError):
     """The session has no model, or no key for its model's provider; the message says how to fix it."""
 
 
-class AgentSession(SessionExtensionMethods):
+class AgentSession(SessionQueueMethods, SessionExtensionMethods):
     def __init__(
         self,
         *,
@@ -72,26 +76,8 @@ class AgentSession(SessionExtensionMethods):
         """The interception chains; append handlers to its lists at any time."""
         chains = HookChains(self.hooks)
         requests = RequestResolver(model_registry, settings, lambda: self.session)
-        agent = Agent(
-            model=setup.model,
-            system_prompt=setup.system_prompt,
-            thinking_level=as_thinking_level(setup.thinking_level),
-            tools=tools,
-            messages=setup.messages,
-            convert_to_llm=requests.convert_to_llm,
-            transform_context=chains.transform_context,
-            steering_mode=setup.steering_mode,
-            follow_up_mode=setup.follow_up_mode,
-            stream_fn=setup.stream_fn,
-            get_api_key=requests.api_key,
-            get_stream_options=requests.stream_options,
-            on_payload=chains.on_payload,
-            thinking_budgets=setup.thinking_budgets,
-            max_retry_delay_ms=setup.max_retry_delay_ms,
-            before_tool_call=chains.before_tool_call,
-            after_tool_call=chains.after_tool_call,
-            on_queue_change=self._queue_changed,
-        )
+        self._images = ImageFitter(lambda: self._core.model, settings)
+        agent = self._new_agent(setup, tools, requests, chains)
         self._core = SessionCore(
             agent=agent,
             manager=session,
@@ -113,9 +99,38 @@ class AgentSession(SessionExtensionMethods):
         self._models = ModelControl(core)
         self._navigation = Navigation(core, self._models, self.abort, self._compactor)
         agent.subscribe(self._on_agent_event)
+        from pi.app.session_cache_warming import attach_cache_warming
+
+        self.cache_warming = attach_cache_warming(self)
+        """Prompt-cache refreshes between requests (`cacheWarming`); `.warmer.status` says what it does."""
         self._extension_config = extension_config
         self._extensions: SessionExtensions | None = None
         self._extension_error_listeners: list[Callable[[Any], None]] = []
+
+    def _new_agent(
+        self, setup: AgentSetup, tools: Sequence[AgentTool[Any]], requests: RequestResolver, chains: HookChains
+    ) -> Agent:
+        """The Agent, wired to the session's request resolver, hook chains, image fitting and queue events."""
+        return Agent(
+            model=setup.model,
+            system_prompt=setup.system_prompt,
+            thinking_level=as_thinking_level(setup.thinking_level),
+            tools=tools,
+            messages=setup.messages,
+            convert_to_llm=requests.convert_to_llm,
+            transform_context=chains.transform_context,
+            steering_mode=setup.steering_mode,
+            follow_up_mode=setup.follow_up_mode,
+            stream_fn=setup.stream_fn,
+            get_api_key=requests.api_key,
+            get_stream_options=requests.stream_options,
+            on_payload=chains.on_payload,
+            thinking_budgets=setup.thinking_budgets,
+            max_retry_delay_ms=setup.max_retry_delay_ms,
+            before_tool_call=chains.before_tool_call,
+            after_tool_call=self._images.after_tool_call(chains.after_tool_call),
+            on_queue_change=self._queue_changed,
+        )
 
     # -- parts -------------------------------------------------------------------------------------
 
@@ -225,34 +240,6 @@ class AgentSession(SessionExtensionMethods):
         return self._core.manager.get_session_name()
 
     @property
-    def steering_queue(self) -> list[str]:
-        """Texts of the steering messages waiting, oldest first."""
-        return [message_text(m) for m in self._core.agent.steering_queue]
-
-    @property
-    def follow_up_queue(self) -> list[str]:
-        """Texts of the follow-up messages waiting, oldest first."""
-        return [message_text(m) for m in self._core.agent.follow_up_queue]
-
-    @property
-    def pending_message_count(self) -> int:
-        return self._core.agent.queued_message_count
-
-    @property
-    def steering_mode(self) -> str:
-        return self._core.agent.steering_mode
-
-    @property
-    def follow_up_mode(self) -> str:
-        return self._core.agent.follow_up_mode
-
-    def set_steering_mode(self, mode: str) -> None:
-        self._core.agent.steering_mode = "all" if mode == "all" else "one-at-a-time"
-
-    def set_follow_up_mode(self, mode: str) -> None:
-        self._core.agent.follow_up_mode = "all" if mode == "all" else "one-at-a-time"
-
-    @property
     def auto_retry_enabled(self) -> bool:
         return self._recovery.enabled
 
@@ -271,6 +258,10 @@ class AgentSession(SessionExtensionMethods):
     @property
     def retry_attempt(self) -> int:
         return self._recovery.attempt
+
+    def image_resize_profile(self) -> ImageResize | None:
+        """The current model's `inputLimits.images.resize` (None: the defaults), for the `read` tool."""
+        return self._images.read_profile()
 
     def session_environment(self) -> Mapping[str, str]:
         """PI_SESSION_ID, PI_SESSION_FILE, PI_PROVIDER, PI_MODEL, PI_REASONING_LEVEL as they are now."""
@@ -302,9 +293,6 @@ class AgentSession(SessionExtensionMethods):
 
     # -- prompting ---------------------------------------------------------------------------------
 
-    def expand_input(self, text: str) -> str:
-        return self._prompting.expand_input(text)
-
     async def prompt(
         self,
         text: str,
@@ -320,6 +308,7 @@ class AgentSession(SessionExtensionMethods):
         """
         if self._extensions is not None and await self._extensions.run_command(text):
             return "handled"
+        text, images = await self._images.fit_prompt(text, images)
         disposition, message = await self._prompting.preflight(text, images, streaming_behavior, expand, source)
         if message is not None:
             await self._prompting.run(message)
@@ -339,38 +328,11 @@ class AgentSession(SessionExtensionMethods):
         """
         if self._extensions is not None and await self._extensions.run_command(text):
             return "handled", None
+        text, images = await self._images.fit_prompt(text, images)
         disposition, message = await self._prompting.preflight(text, images, streaming_behavior, True, source)
         if message is None:
             return disposition, None
         return disposition, lambda: self._prompting.run(message)
-
-    def steer(self, text: str, images: Sequence[ImageContent] | None = None, expand: bool = True) -> None:
-        """Queue a message for right after the current turn (no input hooks: see `queue_message`)."""
-        from pi.app.session_prompting import user_message
-
-        self._core.agent.steer(user_message(self.expand_input(text) if expand else text, images))
-
-    def follow_up(self, text: str, images: Sequence[ImageContent] | None = None, expand: bool = True) -> None:
-        """Queue a message for when the agent would otherwise stop."""
-        from pi.app.session_prompting import user_message
-
-        self._core.agent.follow_up(user_message(self.expand_input(text) if expand else text, images))
-
-    async def queue_message(
-        self,
-        text: str,
-        images: Sequence[ImageContent] | None,
-        behavior: StreamingBehavior,
-        source: InputSource = "sdk",
-    ) -> Disposition:
-        """Steer or follow up through the `input` hooks; returns "queued" or "handled"."""
-        if self._extensions is not None and await self._extensions.run_command(text):
-            return "handled"
-        return await self._prompting.queue(text, images, behavior, source)
-
-    def clear_queue(self) -> tuple[list[str], list[str]]:
-        """Remove every queued message; returns the texts removed (steering, follow-up)."""
-        return self._prompting.clear_queue()
 
     async def abort(self) -> None:
         """Stop the current run, any retry wait and any compaction, and return once all have ended.

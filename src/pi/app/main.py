@@ -15,15 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from pi.app.args import Args
+from pi.app.cli_errors import CliError, SessionDeclined
+from pi.app.cli_session_open import declared_tool_names, open_session, stored_session_cwd
 from pi.app.model_list import list_models
-
-
-class CliError(Exception):
-    """Ends `pi` with this message on stderr and exit code 1."""
-
-
-class SessionDeclined(Exception):
-    """The user said no to forking another project's session: nothing to do, exit 0."""
 
 
 def _warn(message: str) -> None:
@@ -95,131 +89,6 @@ def _read_stdin() -> str | None:
         return None
     data = data.strip()
     return data or None
-
-
-def _declared_tool_names(manager: Any) -> list[str] | None:
-    """The tools a resumed session's system messages declare (None for a new session or none recorded)."""
-    if not manager.get_entries():
-        return None
-    state = manager.get_system_state()
-    return list(state.tools) if state is not None else None
-
-
-def _stored_session_cwd(args: Args, manager: Any, cwd: Path, interactive: bool) -> Path | None:
-    """The working directory of a session opened with ``--session`` when it is not `cwd` (None: stay).
-
-    A resumed session runs where it was recorded; ``--continue`` and ``--fork`` stay in `cwd`. When
-    the recorded directory is gone, only the interactive UI could offer a choice: elsewhere that
-    is an error naming both directories and the file.
-    """
-    if not args.session or not manager.get_entries():
-        return None
-    stored = Path(manager.get_cwd())
-    if stored == cwd:
-        return None
-    if stored.is_dir():
-        return stored
-    if interactive:
-        return None
-    raise CliError(
-        f"Stored session working directory does not exist: {stored}\n"
-        f"Session file: {manager.get_session_file()}\n"
-        f"Current working directory: {cwd}"
-    )
-
-
-def _open_session(args: Args, cwd: Path, agent_dir: Path) -> Any:
-    """The session this run works in; ``--name`` is recorded first, before anything else is appended."""
-    from pi.session.ids import InvalidSessionIdError
-
-    try:
-        manager = _session_manager(args, cwd, agent_dir)
-    except InvalidSessionIdError as exc:
-        raise CliError(f"Error: {exc}") from exc
-    if args.name is not None:
-        manager.append_session_info(args.name)
-    return manager
-
-
-def _session_manager(args: Args, cwd: Path, agent_dir: Path) -> Any:
-    from pi.app.cli_config import session_dir_choice
-    from pi.session.manager import SessionManager
-
-    session_dir = session_dir_choice(args.session_dir, cwd, agent_dir)
-    if args.no_session:
-        return SessionManager.in_memory(str(cwd), id=args.session_id)
-    if args.fork:
-        source = _find_session(args.fork, cwd, agent_dir, session_dir)
-        if args.session_id is not None and SessionManager.find_by_id(str(cwd), args.session_id, session_dir, agent_dir):
-            raise CliError(f"Session already exists with id '{args.session_id}'")
-        return SessionManager.fork_from(
-            source, str(cwd), session_dir=session_dir, agent_dir=agent_dir, id=args.session_id
-        )
-    if args.session_id is not None:
-        found = SessionManager.find_by_id(str(cwd), args.session_id, session_dir, agent_dir)
-        if found is not None:
-            return SessionManager.open(found, session_dir=session_dir)
-        _warn(f"Warning: No project session found with id '{args.session_id}'; creating a new session with that id.")
-        return SessionManager.create(str(cwd), session_dir=session_dir, agent_dir=agent_dir, id=args.session_id)
-    if args.session:
-        new_file = _new_session_file(args.session, cwd)
-        if new_file is not None:
-            return SessionManager.open(new_file, session_dir=session_dir, cwd=str(cwd))
-        path, fork = _resolve_session_arg(args.session, cwd, agent_dir, session_dir)
-        if fork:
-            return SessionManager.fork_from(path, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
-        return SessionManager.open(path, session_dir=session_dir)
-    if args.continue_session:
-        return SessionManager.continue_recent(str(cwd), session_dir=session_dir, agent_dir=agent_dir)
-    return SessionManager.create(str(cwd), session_dir=session_dir, agent_dir=agent_dir)
-
-
-def _new_session_file(value: str, cwd: Path) -> Path | None:
-    """A ``--session`` path ending in ``.jsonl`` that does not exist yet: the session starts there."""
-    if not value.endswith(".jsonl"):
-        return None
-    path = Path(value).expanduser()
-    path = path if path.is_absolute() else cwd / path
-    if path.exists():
-        return None
-    if not path.parent.is_dir():
-        raise CliError(f"Error: Cannot create session file {path}: the folder {path.parent} does not exist")
-    return path
-
-
-def _find_session(value: str, cwd: Path, agent_dir: Path, session_dir: str | None) -> str:
-    from pi.session.manager import SessionManager
-
-    if "/" in value or "\\" in value or value.endswith(".jsonl"):
-        path = Path(value).expanduser()
-        if not path.is_file():
-            raise CliError(f"No session found matching '{value}'")
-        return str(path.resolve())
-    found = SessionManager.find_by_id_prefix(value, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
-    if found is None:
-        raise CliError(f"No session found matching '{value}'")
-    return str(found.info.path)
-
-
-def _resolve_session_arg(value: str, cwd: Path, agent_dir: Path, session_dir: str | None) -> tuple[str, bool]:
-    """(path, fork?): a session of another project is only continued as a copy, and only if the user agrees."""
-    from pi.session.manager import SessionManager
-
-    if "/" in value or "\\" in value or value.endswith(".jsonl"):
-        return _find_session(value, cwd, agent_dir, session_dir), False
-    found = SessionManager.find_by_id_prefix(value, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
-    if found is None:
-        raise CliError(f"No session found matching '{value}'")
-    if found.in_current_project:
-        return str(found.info.path), False
-    print(f"Session found in different project: {found.info.cwd}")
-    if sys.stdin is None or not sys.stdin.isatty():
-        raise CliError(f"Not forking without confirmation; run with --fork {value} to continue a copy here.")
-    answer = input("Fork this session into current directory? [y/N] ").strip().lower()
-    if answer not in ("y", "yes"):
-        print("Aborted.")
-        raise SessionDeclined()
-    return str(found.info.path), True
 
 
 def _load_config(cwd: Path, agent_dir: Path, args: Args) -> tuple[Any, Any, Any, bool]:
@@ -325,8 +194,17 @@ def _choose_model(args: Args, settings: Any, auth: Any, registry: Any) -> tuple[
     return model, thinking, scoped
 
 
+def _install_missing_packages(args: Args, cwd: Path, agent_dir: Path) -> None:
+    """Install configured packages that are missing, saying so, before anything is drawn; the project's only
+    with ``--approve`` (else after trust is known). Nothing to do costs a read of the settings files."""
+    from pi.app.packages.session_resources import install_missing_packages
+
+    install_missing_packages(agent_dir, cwd, project_trusted=args.approve is True, warnings=[], notice=_warn)
+
+
 def _load_resources(args: Args, settings: Any, cwd: Path, agent_dir: Path, project_trusted: bool) -> Any:
-    from pi.app.resources import ResourceOptions, load_resources
+    from pi.app.packages.sources import is_package_source
+    from pi.app.resources import ResourceOptions, SettingsScope, load_resources
 
     resource_options = ResourceOptions(
         system_prompt=args.system_prompt,
@@ -337,8 +215,12 @@ def _load_resources(args: Args, settings: Any, cwd: Path, agent_dir: Path, proje
         no_prompt_templates=args.no_prompt_templates,
         no_context_files=args.no_context_files,
         project_trusted=project_trusted,
-        settings_skill_paths=[p for p in settings.get("skills", []) if isinstance(p, str)],
-        settings_template_paths=[p for p in settings.get("prompts", []) if isinstance(p, str)],
+        settings_scopes=[
+            SettingsScope.of(agent_dir, settings.global_data),
+            *([SettingsScope.of(cwd / ".pi", settings.project_data)] if project_trusted else []),
+        ],
+        temporary_packages=[e for e in args.extensions if is_package_source(e)],
+        package_notice=_warn,
     )
     resources = load_resources(cwd, agent_dir, resource_options)
     for message in resources.warnings:
@@ -394,6 +276,7 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
         from pi.app.modes.interactive.trust_prompt import ask_project_trust
 
         args.approve = await ask_project_trust(cwd, agent_dir, theme_name=args.use_theme, tui_mode=args.tui_mode or "")
+    _install_missing_packages(args, cwd, agent_dir)
     global _first_frame
     from pi.app.modes.interactive.cli_entry import first_frame_before_session
 
@@ -433,8 +316,8 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
 
     mode = args.mode or "text"
     # A session named with --session is opened first: it runs in its own stored directory.
-    manager = _open_session(args, cwd, agent_dir) if args.session else None
-    stored_cwd = _stored_session_cwd(args, manager, cwd, wants_interactive(args, mode)) if manager else None
+    manager = open_session(args, cwd, agent_dir) if args.session else None
+    stored_cwd = stored_session_cwd(args, manager, cwd, wants_interactive(args, mode)) if manager else None
     if stored_cwd is not None:  # tools, @files, project settings and context files resolve from there
         cwd = stored_cwd
         settings, auth, registry, project_trusted = _load_config(cwd, agent_dir, args)
@@ -451,9 +334,9 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
         model, thinking, scoped, unresolved = None, args.thinking, [], exc
     tool_warnings: list[str] = []
     if manager is None:
-        manager = _open_session(args, cwd, agent_dir)
+        manager = open_session(args, cwd, agent_dir)
     tool_names = select_cli_tool_names(args, settings, tool_warnings)
-    restored = restored_cli_tool_names(args, _declared_tool_names(manager))
+    restored = restored_cli_tool_names(args, declared_tool_names(manager))
     tool_names = restored if restored is not None else tool_names
     for message in tool_warnings:
         _warn(message)

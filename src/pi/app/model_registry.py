@@ -32,6 +32,9 @@ DEFAULT_MAX_TOKENS = 16384
 _UNCHANGED = "\0catalog"
 """Provider part of the key that stands for a whole catalog provider nothing changed (built on use)."""
 
+_HeaderTemplates: TypeAlias = dict[tuple[str, str], dict[str, str]]
+"""Configured header values by (provider, model id), unresolved."""
+
 _Layout: TypeAlias = dict[tuple[str, str], Model | None]
 """Every model in the registry's order: a `Model`, or at ``(_UNCHANGED, provider)`` a not yet built provider."""
 
@@ -47,6 +50,13 @@ class ModelRegistry:
         self._all: list[Model] | None = None
         self._provider_keys: dict[str, str] = {}
         self._provider_auth_header: dict[str, bool] = {}
+        self._headers: _HeaderTemplates = {}
+        """Headers models.json or code configured per model, as written (``$NAME``, ``!command``).
+
+        They stay here and are resolved for each request (`request_headers`): a `Model` handed out
+        carries only the catalog's own fixed headers, so a value that cannot be resolved is never
+        sent as written by a provider that merges `model.headers`.
+        """
         self._registered: dict[str, ProviderEntry] = {}
         """Providers added from code (`register_provider`), applied after models.json on every reload."""
         self.reload()
@@ -60,6 +70,7 @@ class ModelRegistry:
         self.errors = []
         self._provider_keys = {}
         self._provider_auth_header = {}
+        self._headers = {}
         self._built = {}
         self._all = None
         parsed, error = load_models_file(self.models_json) if self.models_json is not None else (None, None)
@@ -80,7 +91,8 @@ class ModelRegistry:
             if entry.models:  # an extension's model list replaces the provider's
                 for key in [k for k in by_key if k[0] == name]:
                     del by_key[key]
-            self._apply_provider(name, entry, by_key)
+                    self._headers.pop(key, None)
+            self._apply_provider(name, entry, by_key, self._headers)
         self._layout = by_key
         if oauth:  # a stored login can move a provider's models or limit which are offered
             from pi.app.oauth.model_overrides import apply_oauth_models
@@ -97,17 +109,19 @@ class ModelRegistry:
 
     def _apply_models_json(self, parsed: ModelsFile, by_key: _Layout) -> None:
         updated = dict(by_key)
+        headers: _HeaderTemplates = {}
         try:
             for name, config in parsed.providers.items():
-                self._apply_provider(name, config, updated)
+                self._apply_provider(name, config, updated, headers)
         except (ValidationError, ValueError, TypeError) as exc:
             self.errors.append(f"Invalid models.json schema:\n  - {exc}\n\nFile: {self.models_json}")
             self._provider_keys, self._provider_auth_header = {}, {}
             return
         by_key.clear()
         by_key.update(updated)
+        self._headers.update(headers)
 
-    def _apply_provider(self, name: str, config: ProviderEntry, by_key: _Layout) -> None:
+    def _apply_provider(self, name: str, config: ProviderEntry, by_key: _Layout, headers: _HeaderTemplates) -> None:
         existing = [m for (p, _), m in by_key.items() if p == name and m is not None]
         if config.api_key is not None:
             self._provider_keys[name] = config.api_key
@@ -115,22 +129,25 @@ class ModelRegistry:
         provider_fields: dict[str, Any] = {}
         if config.base_url is not None:
             provider_fields["base_url"] = config.base_url
-        if config.headers is not None:
-            provider_fields["headers"] = dict(config.headers)
         for model in existing:
             by_key[(name, model.id)] = _updated(model, provider_fields, config.compat)
+            if config.headers:
+                headers[(name, model.id)] = {**headers.get((name, model.id), {}), **config.headers}
         if config.models and not existing and not config.base_url:
             raise ValueError(f'providers/{name}: a new provider needs "baseUrl"')
         for entry in config.models:
             by_key[(name, entry.id)] = _model_from(name, config, entry, by_key.get((name, entry.id)), existing)
+            headers[(name, entry.id)] = {**(config.headers or {}), **(entry.headers or {})}
         for model_id, patch in config.model_overrides.items():
             base = by_key.get((name, model_id))
             if base is None:
                 continue  # pi ignores overrides of unknown ids
             merged = base.to_json_dict()
             for key, value in patch.items():
-                if key in ("cost", "compat", "headers") and isinstance(value, dict):
-                    merged[key] = {**(merged.get(key) or {}), **value}
+                if key == "headers" and isinstance(value, dict):
+                    headers[(name, model_id)] = {**headers.get((name, model_id), {}), **_header_values(value)}
+                elif isinstance(value, dict) and isinstance(merged.get(key), dict):
+                    merged[key] = _merged_fields(merged[key], value)  # cost, compat, inputLimits, ...
                 else:
                     merged[key] = value
             by_key[(name, model_id)] = Model.model_validate(merged)
@@ -251,10 +268,14 @@ class ModelRegistry:
         return out
 
     def request_headers(self, model: Model, api_key: str | None) -> dict[str, str] | None:
-        """Headers models.json asks for: resolved values, plus Authorization when authHeader is set."""
+        """The headers configured for `model`, resolved now, plus Authorization when authHeader is set.
+
+        A value that cannot be resolved is reported and left out; the request goes without it.
+        """
         headers: dict[str, str] = {}
-        env = self.auth.provider_env(model.provider) if model.headers else None
-        for key, value in (model.headers or {}).items():
+        templates = self._headers.get((model.provider, model.id))
+        env = self.auth.provider_env(model.provider) if templates else None
+        for key, value in (templates or {}).items():
             try:
                 headers[key] = resolve_config_value(
                     value, f'header "{key}" for provider "{model.provider}"', cache=False, env=env
@@ -273,7 +294,6 @@ def _model_from(
     if not api:
         raise ValueError(f'providers/{name}/models/{entry.id}: no "api" (set it on the provider or the model)')
     compat = {**(config.compat or {}), **(entry.compat or {})}
-    headers = {**(config.headers or {}), **(entry.headers or {})}
     raw: dict[str, Any] = {
         # Fields this code does not interpret itself (thinkingLevelMap, samplingParams, inputLimits,
         # promptCache, ...) are the model's own, as models.json spells them.
@@ -288,10 +308,26 @@ def _model_from(
         "contextWindow": entry.context_window or (base.context_window if base else DEFAULT_CONTEXT_WINDOW),
         "maxTokens": entry.max_tokens or (base.max_tokens if base else DEFAULT_MAX_TOKENS),
         "cost": {**(base.cost.to_json_dict() if base else {}), **(entry.cost or {})},
-        "headers": headers or None,
         "compat": compat or None,
     }
     return Model.model_validate(raw)
+
+
+def _merged_fields(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """`patch` over `base` field by field, nested objects too (``inputLimits.images.resize.maxWidth`` alone)."""
+    out = dict(base)
+    for key, value in patch.items():
+        current = out.get(key)
+        out[key] = _merged_fields(current, value) if isinstance(value, dict) and isinstance(current, dict) else value
+    return out
+
+
+def _header_values(value: dict[str, Any]) -> dict[str, str]:
+    """The headers of a modelOverrides entry; every value must be a string (a value, ``$NAME`` or ``!command``)."""
+    bad = [key for key, item in value.items() if not isinstance(item, str)]
+    if bad:
+        raise ValueError(f'modelOverrides: header "{bad[0]}" must be a string')
+    return {str(key): item for key, item in value.items()}
 
 
 def _updated(model: Model, fields: dict[str, Any], compat: dict[str, Any] | None) -> Model:
@@ -299,8 +335,6 @@ def _updated(model: Model, fields: dict[str, Any], compat: dict[str, Any] | None
     if compat:
         base = model.compat.to_json_dict() if model.compat else {}
         update["compat"] = ModelCompat.model_validate({**base, **compat})
-    if "headers" in fields:
-        update["headers"] = {**(model.headers or {}), **fields["headers"]}
     return model.model_copy(update=update) if update else model
 
 

@@ -13,6 +13,7 @@ inside single ones) is a literal quote, and a quote that is never closed is ordi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,8 +63,15 @@ def load_template_file(path: Path, source: str, warnings: list[str] | None = Non
     )
 
 
-def load_prompt_templates(sources: list[tuple[Path, str]], warnings: list[str] | None = None) -> list[PromptTemplate]:
-    """Templates from each (file or directory, source label); the first of a name wins."""
+def load_prompt_templates(
+    sources: list[tuple[Path, str]],
+    warnings: list[str] | None = None,
+    enabled: Callable[[Path], bool] | None = None,
+) -> list[PromptTemplate]:
+    """Templates from each (file or directory, source label); the first of a name wins.
+
+    `enabled(path)` says whether a template file is switched on in settings (skipped when not).
+    """
     out: dict[str, PromptTemplate] = {}
     for location, source in sources:
         if location.is_dir():
@@ -73,6 +81,8 @@ def load_prompt_templates(sources: list[tuple[Path, str]], warnings: list[str] |
         else:
             continue
         for file in files:
+            if enabled is not None and not enabled(file):
+                continue
             template = load_template_file(file, source, warnings)
             if template is not None and template.name not in out:
                 out[template.name] = template

@@ -6,7 +6,13 @@ and again on reload; problems are collected as warnings, never fatal.
 
 Installed pi packages (settings ``packages``) add their skills, prompt templates and themes after
 the user's and project's own (`pi.app.packages.session_resources`); the same resolution is kept on
-`Resources.packages` so extension loading does not repeat it.
+`Resources.packages` so extension loading does not repeat it. Packages given to ``-e`` add theirs
+too (before the configured packages', as their extensions load first); `reload_packages` re-reads
+both for ``/reload``, so a package installed by another `pi` process shows up.
+
+The ``skills``, ``prompts`` and ``themes`` lists of each settings file hold paths (relative to the
+agent dir, or to ``<cwd>/.pi`` for the project file) and switches: ``-path`` turns one found resource
+off, ``+path`` back on, ``!glob`` turns off what matches (`SettingsScope`; ``pi config`` writes them).
 
 Project resources (``.pi/skills``, ``.agents/skills`` of the project, ``.pi/prompts``,
 ``.pi/SYSTEM.md``, ``.pi/APPEND_SYSTEM.md``) can steer the model, so they load only when the
@@ -16,10 +22,12 @@ the user can read and always load unless turned off.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import fnmatch
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pi.app.context_files import ContextFile, load_context_files
 from pi.app.paths import project_dir
@@ -29,6 +37,66 @@ from pi.app.system_prompt import read_text_or_file
 
 if TYPE_CHECKING:
     from pi.app.packages.session_resources import PackageResourcePaths
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsScope:
+    """The resource lists of one settings file, and the directory their relative paths start from."""
+
+    base: Path
+    lists: Mapping[str, Sequence[str]]
+
+    @classmethod
+    def of(cls, base: Path, data: Mapping[str, Any]) -> SettingsScope:
+        lists = {k: [v for v in data.get(k) or [] if isinstance(v, str)] for k in ("skills", "prompts", "themes")}
+        return cls(base, lists)
+
+    def paths(self, kind: str) -> list[Path]:
+        """The plain entries of `kind` (no switches), as paths."""
+        entries = [e for e in self.lists.get(kind, ()) if e and e[0] not in "!+-"]
+        return [self.base / Path(e).expanduser() for e in entries]
+
+    def switch(self, kind: str, path: Path, state: bool) -> bool:
+        """The state this scope's switches leave `path` in (the last matching one decides)."""
+        shown = switch_path(path, self.base)
+        for entry in self.lists.get(kind, ()):
+            sign, body = entry[:1], entry[1:].strip()
+            if sign in "+-" and body and (self.base / Path(body).expanduser()).resolve() == path.resolve():
+                state = sign == "+"
+            elif sign == "!" and body and (fnmatch.fnmatch(shown, body) or fnmatch.fnmatch(path.name, body)):
+                state = False
+        return state
+
+
+def switch_path(path: Path, base: Path) -> str:
+    """How a switch names `path`: relative to `base` when inside it, else absolute."""
+    return os.path.relpath(path, base) if path.resolve().is_relative_to(base.resolve()) else os.path.normpath(path)
+
+
+def resource_path(kind: str, file: Path) -> Path:
+    """What a switch names for a found file: a skill's directory for `SKILL.md`, else the file."""
+    return file.parent if kind == "skills" and file.name == "SKILL.md" else file
+
+
+def switched_on(kind: str, file: Path, scopes: Sequence[SettingsScope]) -> bool:
+    """Whether the settings leave a found resource file on (user switches first, then the project's)."""
+    state = True
+    for scope in scopes:
+        state = scope.switch(kind, resource_path(kind, file), state)
+    return state
+
+
+def _switches(kind: str, opts: ResourceOptions, local_roots: list[Path]) -> Callable[[Path], bool] | None:
+    """The `enabled` test for the user's and project's own resources (packages have their own filters)."""
+    if not any(scope.lists.get(kind) for scope in opts.settings_scopes):
+        return None
+    roots = [root.resolve() for root in local_roots]
+
+    def enabled(file: Path) -> bool:
+        local = any(file.resolve().is_relative_to(root) for root in roots)
+        return not local or switched_on(kind, file, opts.settings_scopes)
+
+    return enabled
 
 
 @dataclass(slots=True)
@@ -43,12 +111,18 @@ class ResourceOptions:
     no_context_files: bool = False
     settings_skill_paths: list[str] = field(default_factory=list)
     settings_template_paths: list[str] = field(default_factory=list)
+    settings_scopes: list[SettingsScope] = field(default_factory=list)
+    """The user's (then the trusted project's) settings lists: more paths, and switches for what is found."""
     project_trusted: bool = True
     """Whether the project's own resources may load (see `pi.app.trust.resolve_project_trust`)."""
     load_packages: bool = True
     """Whether the packages of the settings contribute resources (project ones only when trusted)."""
     offline: bool | None = None
     """Skip installing missing packages (None: the `PI_OFFLINE` environment variable decides)."""
+    temporary_packages: list[str] = field(default_factory=list)
+    """Package sources given to ``-e`` (``pypi:``, ``git:``, URLs): their skills, prompts and themes load too."""
+    package_notice: Callable[[str], None] | None = None
+    """Told ``Installing <source>...`` before a missing package is installed."""
 
 
 @dataclass(slots=True)
@@ -60,6 +134,10 @@ class Resources:
     """Theme files provided by packages (the interactive UI also looks in the themes directories)."""
     packages: PackageResourcePaths | None = None
     """What the configured packages provide (None when packages were not loaded)."""
+    temporary_packages: list[PackageResourcePaths] = field(default_factory=list)
+    """What the ``-e`` packages provide (those that could not load are reported by the extension loader)."""
+    options: ResourceOptions | None = None
+    """The options these resources were loaded with (a reload loads them again the same way)."""
     custom_system_prompt: str | None = None
     append_system_prompt: str | None = None
     warnings: list[str] = field(default_factory=list)
@@ -97,17 +175,35 @@ def _first_file(*candidates: Path) -> str | None:
     return None
 
 
+def local_skill_roots(cwd: Path, agent_dir: Path, opts: ResourceOptions) -> list[tuple[Path, str]]:
+    """The user's and (when trusted) the project's own skill directories and settings paths."""
+    roots = user_skill_roots(agent_dir, Path.home())
+    if opts.project_trusted:
+        roots.extend(project_skill_roots(cwd, Path.home(), git_root(cwd)))
+    roots.extend((agent_dir / Path(p).expanduser(), "path") for p in opts.settings_skill_paths)
+    roots.extend((path, "path") for scope in opts.settings_scopes for path in scope.paths("skills"))
+    return roots
+
+
+def local_template_roots(cwd: Path, agent_dir: Path, opts: ResourceOptions) -> list[tuple[Path, str]]:
+    """The user's and (when trusted) the project's own prompt template directories and settings paths."""
+    roots = [(agent_dir / "prompts", "user")]
+    if opts.project_trusted:
+        roots.append((project_dir(cwd) / "prompts", "project"))
+    roots.extend((agent_dir / Path(p).expanduser(), "path") for p in opts.settings_template_paths)
+    roots.extend((path, "path") for scope in opts.settings_scopes for path in scope.paths("prompts"))
+    return roots
+
+
 def _load_skills(cwd: Path, agent_dir: Path, opts: ResourceOptions, resources: Resources) -> None:
     sources: list[tuple[Path, str]] = []
     if not opts.no_skills:
-        sources.extend(user_skill_roots(agent_dir, Path.home()))
-        if opts.project_trusted:
-            sources.extend(project_skill_roots(cwd, Path.home(), git_root(cwd)))
-        sources.extend((agent_dir / Path(p).expanduser(), "path") for p in opts.settings_skill_paths)
-        if resources.packages is not None:
-            sources.extend((path, "package") for path in resources.packages.skills)
+        sources.extend(local_skill_roots(cwd, agent_dir, opts))
+        sources.extend((path, "package") for found in _all_packages(resources) for path in found.skills)
     sources.extend((cwd / Path(p).expanduser(), "path") for p in opts.extra_skill_paths)
-    loaded = load_skills(sources)
+    loaded = load_skills(
+        sources, _switches("skills", opts, [root for root, _ in local_skill_roots(cwd, agent_dir, opts)])
+    )
     resources.skills = loaded.skills
     resources.warnings.extend(loaded.warnings)
     resources.skill_warnings.extend(loaded.warnings)
@@ -117,26 +213,80 @@ def _load_skills(cwd: Path, agent_dir: Path, opts: ResourceOptions, resources: R
 def _load_templates(cwd: Path, agent_dir: Path, opts: ResourceOptions, resources: Resources) -> None:
     sources: list[tuple[Path, str]] = []
     if not opts.no_prompt_templates:
-        sources.append((agent_dir / "prompts", "user"))
-        if opts.project_trusted:
-            sources.append((project_dir(cwd) / "prompts", "project"))
-        sources.extend((agent_dir / Path(p).expanduser(), "path") for p in opts.settings_template_paths)
-        if resources.packages is not None:
-            sources.extend((path, "package") for path in resources.packages.prompts)
+        sources.extend(local_template_roots(cwd, agent_dir, opts))
+        sources.extend((path, "package") for found in _all_packages(resources) for path in found.prompts)
     sources.extend((cwd / Path(p).expanduser(), "path") for p in opts.extra_template_paths)
-    resources.templates = load_prompt_templates(sources, resources.template_warnings)
+    local = [root for root, _ in local_template_roots(cwd, agent_dir, opts)]
+    resources.templates = load_prompt_templates(sources, resources.template_warnings, _switches("prompts", opts, local))
     resources.warnings.extend(resources.template_warnings)
 
 
-def _load_packages(cwd: Path, agent_dir: Path, opts: ResourceOptions, resources: Resources) -> None:
-    from pi.app.packages.session_resources import package_resources
+def _all_packages(resources: Resources) -> list[PackageResourcePaths]:
+    """The ``-e`` packages, then the configured ones: the order their resources are looked at."""
+    return [*resources.temporary_packages, *([resources.packages] if resources.packages is not None else [])]
 
+
+def _resolve_packages(
+    cwd: Path, agent_dir: Path, opts: ResourceOptions, warnings: list[str]
+) -> tuple[PackageResourcePaths | None, list[PackageResourcePaths]]:
+    """(configured packages or None when not loaded, the ``-e`` packages that could load)."""
+    configured = None
+    if opts.load_packages:
+        from pi.app.packages.session_resources import package_resources
+
+        configured = package_resources(
+            agent_dir,
+            cwd,
+            project_trusted=opts.project_trusted,
+            warnings=warnings,
+            offline=opts.offline,
+            notice=opts.package_notice,
+        )
+    temporary: list[PackageResourcePaths] = []
+    if opts.temporary_packages:
+        from pi.app.packages.temporary import TemporaryPackageError, checked_temporary_package
+
+        for source in opts.temporary_packages:
+            try:
+                found = checked_temporary_package(source, agent_dir, cwd, warnings=[], offline=opts.offline)
+            except TemporaryPackageError:
+                continue  # the extension loader reports it as a load failure
+            temporary.append(found)
+    return configured, temporary
+
+
+def _apply_packages(
+    resources: Resources, found: tuple[PackageResourcePaths | None, list[PackageResourcePaths]]
+) -> None:
+    resources.packages, resources.temporary_packages = found
+    resources.themes = [path for paths in _all_packages(resources) for path in paths.themes]
+
+
+async def reload_packages(resources: Resources, cwd: Path, agent_dir: Path) -> None:
+    """Resolve the packages again (installing missing ones, re-checking ``-e`` ones) and reload the
+    skills and prompt templates, so what another process installed since the start takes effect.
+
+    The slow part (pip, git) runs on a worker thread; `resources` is updated in place afterwards.
+    """
+    import asyncio
+    import dataclasses
+
+    from pi.app.packages.session_resources import forget_install_attempts
+    from pi.app.packages.temporary import forget_checked_temporary_packages
+
+    opts = resources.options
+    if opts is None or not (opts.load_packages or opts.temporary_packages):
+        return
+    forget_install_attempts()
+    forget_checked_temporary_packages()
     warnings: list[str] = []
-    resources.packages = package_resources(
-        agent_dir, cwd, project_trusted=opts.project_trusted, warnings=warnings, offline=opts.offline
-    )
-    resources.themes = list(resources.packages.themes)
-    resources.warnings.extend(warnings)
+    quiet = dataclasses.replace(opts, package_notice=None)  # a running UI owns the terminal: no stderr notices
+    found = await asyncio.to_thread(_resolve_packages, cwd, agent_dir, quiet, warnings)
+    _apply_packages(resources, found)
+    resources.warnings = [*warnings]
+    resources.skill_warnings, resources.skill_conflicts, resources.template_warnings = [], [], []
+    _load_skills(cwd, agent_dir, opts, resources)
+    _load_templates(cwd, agent_dir, opts, resources)
 
 
 def _append_values(value: str | Sequence[str] | None) -> list[str]:
@@ -147,11 +297,10 @@ def _append_values(value: str | Sequence[str] | None) -> list[str]:
 
 def load_resources(cwd: Path, agent_dir: Path, options: ResourceOptions | None = None) -> Resources:
     opts = options or ResourceOptions()
-    resources = Resources()
+    resources = Resources(options=opts)
     if not opts.no_context_files:
         resources.context_files = load_context_files(cwd, agent_dir)
-    if opts.load_packages:
-        _load_packages(cwd, agent_dir, opts, resources)
+    _apply_packages(resources, _resolve_packages(cwd, agent_dir, opts, resources.warnings))
     _load_skills(cwd, agent_dir, opts, resources)
     _load_templates(cwd, agent_dir, opts, resources)
 
@@ -173,4 +322,16 @@ def load_resources(cwd: Path, agent_dir: Path, options: ResourceOptions | None =
     return resources
 
 
-__all__ = ["ResourceOptions", "Resources", "git_root", "load_resources"]
+__all__ = [
+    "ResourceOptions",
+    "Resources",
+    "SettingsScope",
+    "git_root",
+    "load_resources",
+    "local_skill_roots",
+    "local_template_roots",
+    "reload_packages",
+    "resource_path",
+    "switch_path",
+    "switched_on",
+]

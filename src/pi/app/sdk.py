@@ -18,7 +18,7 @@ from typing import Any
 from pi.agent.config import AgentStreamFn
 from pi.agent.tool import AgentTool
 from pi.ai.options import ThinkingBudgets
-from pi.ai.types import Model
+from pi.ai.types import ImageResize, Model
 from pi.app.agent_session import AgentSession
 from pi.app.auth import AuthStorage
 from pi.app.model_registry import ModelRegistry
@@ -80,6 +80,8 @@ class CreateSessionOptions:
     extension_flags: Mapping[str, bool | str] = field(default_factory=dict)
     """Values for flags extensions register (`--name value` on the command line)."""
     admits_late_tool: Callable[[str], bool] | None = None
+    tool_selection: Any = None
+    """The command line's `pi.app.tool_patterns.ToolSelection`: turns on inactive extension tools it names."""
     """Whether a tool registered after start-up (by an extension or an MCP server) may become active:
     the command line's `--tools`/`--exclude-tools` choice applied to tools it could not see yet."""
 
@@ -102,6 +104,10 @@ class _LateEnvironment:
     def __call__(self) -> Mapping[str, str]:
         return self.session.session_environment() if self.session is not None else {}
 
+    def image_resize(self) -> ImageResize | None:
+        """The session model's image resize profile, for `read` (None: the defaults)."""
+        return self.session.image_resize_profile() if self.session is not None else None
+
 
 def _build_tools(opts: CreateSessionOptions, cwd: Path, environment: _LateEnvironment) -> list[AgentTool[Any]]:
     if opts.tools is not None:
@@ -112,6 +118,12 @@ def _build_tools(opts: CreateSessionOptions, cwd: Path, environment: _LateEnviro
     bash = options.bash or BashToolOptions()
     options = dataclasses.replace(options, bash=dataclasses.replace(bash, env=environment))
     names = list(opts.tool_names) if opts.tool_names is not None else list(DEFAULT_ACTIVE_TOOL_NAMES)
+    if "read" in names:  # images it reads are sized for the session's model
+        from pi.tools import ReadToolOptions
+
+        read = options.read or ReadToolOptions()
+        image_resize = read.image_resize or environment.image_resize
+        options = dataclasses.replace(options, read=dataclasses.replace(read, image_resize=image_resize))
     return [*(create_tool(name, str(cwd), options) for name in names), *opts.custom_tools]  # type: ignore[arg-type]
 
 
@@ -151,6 +163,7 @@ def _extension_config(opts: CreateSessionOptions, agent_dir: Path) -> ExtensionC
         flags=dict(opts.extension_flags),
         tool_options=opts.tool_options,
         admits_late_tool=opts.admits_late_tool,
+        tool_selection=opts.tool_selection,
     )
 
 

@@ -133,7 +133,7 @@ class SessionActions:
 
     def set_model(self, model: Any) -> bool:
         session = self.session
-        if not session.model_registry.has_auth(model):
+        if not self.owner.virtual.is_virtual(model) and not session.model_registry.has_auth(model):
             return False
         session.set_model(model)
         return True
@@ -153,11 +153,11 @@ class SessionActions:
     def unregister_provider(self, name: str) -> Any:
         self.session.model_registry.unregister_provider(name)
 
-    def register_virtual_model(self, model: Any) -> Any:
-        raise ExtensionError("Virtual models are not supported by this version of pi")
+    def register_virtual_model(self, model: Any, extension_path: str = "<runtime>") -> Any:
+        self.owner.virtual.register(model, extension_path)
 
     def unregister_virtual_model(self, provider: str, model_id: str) -> Any:
-        return None
+        self.owner.virtual.unregister(provider, model_id)
 
 
 def command_infos(owner: SessionExtensions) -> list[CommandInfo]:
@@ -199,7 +199,9 @@ class SessionContextHost:
         return self.session.session
 
     def get_model_registry(self) -> Any:
-        return self.session.model_registry
+        from pi.app.extensions.model_registry_view import ExtensionModelRegistry
+
+        return ExtensionModelRegistry(self.session.model_registry, self.owner)
 
     def get_model(self) -> Any:
         return self.session.model

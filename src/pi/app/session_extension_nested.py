@@ -103,6 +103,14 @@ class NestedCalls:
 
         return update
 
+    def _reachable(self, name: str) -> Any:
+        """A registered `codemode`/`deferred` tool: callable whether or not it is declared (§1.5)."""
+        runner = self.owner.runner
+        owned = runner.registry.tools().get(name) if runner is not None else None
+        if owned is None or owned[1].exposure not in ("codemode", "deferred"):
+            return None
+        return self.owner.tools.all_tools().get(name)
+
     async def _run(
         self,
         call_id: str,
@@ -113,7 +121,7 @@ class NestedCalls:
     ) -> dict[str, Any]:
         from pi.ai.validation import validate_model_arguments
 
-        tool = next((t for t in self.owner.session.agent.state.tools if t.name == name), None)
+        tool = next((t for t in self.owner.session.agent.state.tools if t.name == name), None) or self._reachable(name)
         if tool is None:
             return _error(f"Tool {name} not found")
         try:

@@ -10,31 +10,22 @@ session module calls (see `AgentSession.install_extension_points`):
 - `message_end` (chained transform): a handler's `{message}` replaces the message before it is stored;
 - `turn_end` / `before_settle` (boundaries): drafted entries are appended, and `continue` asks for one
   more provider request before the run settles;
-- `stream` (each provider request): `context_with_system`, `before_provider_headers`,
-  `after_provider_response` and `provider_stream_event` around the request of the wrapped stream function.
+- `wrap_stream` (each provider request): see `pi.app.session_extension_stream` (request events and
+  virtual-model routing); boundary drafts are checked and appended by `pi.app.session_extension_boundary`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from pi.app import session_extension_boundary as boundary
 from pi.app.extensions import events as ext
 from pi.app.extensions.results import result_field
+from pi.app.session_extension_stream import LEADING_SYSTEM_DROPPED, RequestEvents
 
 if TYPE_CHECKING:
-    from pi.ai.event_stream import AssistantMessageEventStream
-    from pi.ai.options import StreamOptions
-    from pi.ai.types import Context, Model
     from pi.app.extensions.runner import ExtensionRunner
     from pi.app.session_extensions import SessionExtensions
-
-LEADING_SYSTEM_DROPPED = (
-    "Handler removed the leading system message; the request has no prompt or initial tool declarations. "
-    "Keep it at index 0 or replace a dropped prefix with getCurrentSystemMessage()."
-)
 
 
 def _role(message: Any) -> Any:
@@ -168,25 +159,20 @@ class ExtensionPoints:
         outcome = await runner.emit_boundary(event, self._context)
         if not outcome.valid:
             return
+        manager = self.owner.session.session
         try:
-            drafts = [_validated(draft) for draft in outcome.entries]
+            drafts = [boundary.check(draft, manager) for draft in outcome.entries]
         except ValueError as error:
             runner.registry.report("<runtime>", event.type, f"Invalid boundary entries: {error}")
             return
-        for draft in drafts:
-            self._append(draft)
+        boundary.append(self.owner.session, drafts)
         if outcome.continue_:
             self.continue_requested = True
 
     def _context(self, drafts: list[Any]) -> dict[str, Any]:
         """The boundary `context` with `drafts` applied (raises for a draft that cannot be applied)."""
-        messages = list(self.owner.session.agent.state.messages)
-        for draft in drafts:
-            if _validated(draft)["type"] == "custom_message":
-                from pi.app.session_extension_host import custom_message
-
-                messages.append(custom_message(draft))
         session = self.owner.session
+        messages = boundary.preview(list(session.agent.state.messages), drafts, session.session)
         return {
             "context_entries": list(session.session.get_branch()),
             "context_messages": messages,
@@ -194,19 +180,6 @@ class ExtensionPoints:
             "pending_messages": [*session.agent.steering_queue, *session.agent.follow_up_queue],
             "can_continue": bool(messages) and _role(messages[-1]) != "assistant",
         }
-
-    def _append(self, draft: dict[str, Any]) -> None:
-        session = self.owner.session
-        if draft["type"] == "custom":
-            session.append_entry(str(result_field(draft, "customType", "custom_type")), result_field(draft, "data"))
-            return
-        from pi.app.session_extension_host import custom_message
-
-        message = custom_message(draft)
-        session.agent.append_message(message)
-        session.session.append_custom_message_entry(
-            message.custom_type, message.content, message.display, message.details
-        )
 
     def _entry_ids(self, message: Any, tool_results: Any) -> tuple[str | None, list[str]]:
         wanted = [message, *(tool_results or [])]
@@ -225,67 +198,8 @@ class ExtensionPoints:
     # -- provider requests ----------------------------------------------------------------------
 
     def wrap_stream(self, inner: Any) -> Any:
-        """A stream function that runs the request events around `inner` (default `stream_simple`)."""
-
-        async def stream(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
-            runner = self.runner
-            if runner is not None:
-                context = await self._context_with_system(runner, context)
-                options, model = await self._headers(runner, options, model)
-                options = self._on_response(runner, options)
-            call = inner
-            if call is None:
-                from pi.ai.stream import stream_simple
-
-                call = stream_simple
-            events = call(model, context, options)
-            if asyncio.iscoroutine(events) or isinstance(events, asyncio.Future):
-                events = await events
-            if runner is not None and runner.has_handlers("provider_stream_event"):
-                return _observed(runner, events, model)
-            result: AssistantMessageEventStream = events
-            return result
-
-        return stream
-
-    async def _context_with_system(self, runner: ExtensionRunner, context: Context) -> Context:
-        if not runner.has_handlers("context_with_system"):
-            return context
-        leading = [{"role": "system", "content": context.system_prompt}] if context.system_prompt else []
-        messages = await runner.emit_context_with_system([*leading, *context.messages])
-        system_prompt: str | None = None
-        if messages and _role(messages[0]) == "system":
-            system_prompt = str(result_field(messages[0], "content") or "")
-            messages = messages[1:]
-        elif leading:
-            runner.registry.report("<runtime>", "context_with_system", LEADING_SYSTEM_DROPPED)
-        rest = [m for m in messages if _role(m) != "system"]
-        return context.model_copy(update={"system_prompt": system_prompt, "messages": rest})
-
-    async def _headers(
-        self, runner: ExtensionRunner, options: StreamOptions, model: Model
-    ) -> tuple[StreamOptions, Model]:
-        """Handlers edit the request's headers; a removed one is also left out of the model's own headers."""
-        if not runner.has_handlers("before_provider_headers"):
-            return options, model
-        headers: dict[str, Any] = dict(options.headers or {})
-        before = {k.lower() for k in headers}
-        await runner.emit_before_provider_headers(headers)
-        removed = before - {k.lower() for k in headers}
-        if removed and model.headers:
-            kept = {k: v for k, v in model.headers.items() if k.lower() not in removed}
-            model = model.model_copy(update={"headers": kept})
-        return replace(options, headers={k: str(v) for k, v in headers.items()}), model
-
-    def _on_response(self, runner: ExtensionRunner, options: StreamOptions) -> StreamOptions:
-        if not runner.has_handlers("after_provider_response"):
-            return options
-
-        async def on_response(status: int, headers: Any) -> None:
-            normalized = {str(k).lower(): str(v) for k, v in dict(headers).items()}
-            await runner.emit(ext.AfterProviderResponseEvent(status=status, headers=normalized))
-
-        return replace(options, extra={**options.extra, "on_response": on_response})
+        """A stream function that runs the request events (and virtual routing) around `inner`."""
+        return RequestEvents(self.owner).wrap(inner)
 
 
 class PromptEdits:
@@ -330,52 +244,6 @@ class PromptEdits:
         if sections == self._sections:
             return None
         return render_prompt_sections([PromptSection(name, str(text)) for name, text in sections.items()])
-
-
-def _observed(runner: ExtensionRunner, events: Any, model: Model) -> AssistantMessageEventStream:
-    """`events` re-streamed after each event was shown to `provider_stream_event` handlers, in order."""
-    from pi.ai.event_stream import AssistantMessageEventStream
-
-    out = AssistantMessageEventStream()
-
-    async def pump() -> None:
-        try:
-            async for event in events:
-                data = _event_data(event)
-                await runner.emit(
-                    ext.ProviderStreamEventEvent(provider=model.provider, api=str(model.api), model=model.id, data=data)
-                )
-                out.push(event)
-        finally:
-            out.end()
-
-    out.task = asyncio.ensure_future(pump())
-    return out
-
-
-def _event_data(event: Any) -> Any:
-    """A stream event as plain data (the growing `partial` message left out: it is in the final one)."""
-    if not dataclasses.is_dataclass(event):
-        return event
-    out: dict[str, Any] = {}
-    for item in dataclasses.fields(event):
-        if item.name == "partial":
-            continue
-        value = getattr(event, item.name)
-        out[item.name] = value.model_dump(mode="json", by_alias=True) if hasattr(value, "model_dump") else value
-    return out
-
-
-def _validated(draft: Any) -> dict[str, Any]:
-    """A boundary draft this session can append (`custom`, `custom_message`), else ValueError."""
-    if not isinstance(draft, dict):
-        raise ValueError(f"a draft entry must be an object, got {type(draft).__name__}")
-    kind = draft.get("type")
-    if kind not in ("custom", "custom_message"):
-        raise ValueError(f"unsupported draft type {kind!r} (use custom or custom_message)")
-    if not isinstance(result_field(draft, "customType", "custom_type"), str):
-        raise ValueError("a draft entry needs a customType")
-    return draft
 
 
 def _swap_in_transcript(messages: list[Any], old: Any, new: Any) -> None:

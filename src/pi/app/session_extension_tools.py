@@ -7,6 +7,10 @@ built-in replaces it. Extension tools are active from the start unless they say 
 (`default_active=False`, or an exposure other than `direct`/`model-only`); `hidden` tools are
 never reachable. Before the first prompt the system prompt is rebuilt so it describes the tools
 the model will really get; after that the session keeps it in step by itself.
+
+A resumed session gets back the extension and MCP tools it was using: the names its system messages
+declared when it was opened are remembered (before any new request records a smaller set), and each
+such tool is activated when it registers, however late (MCP servers connect in the background).
 """
 
 from __future__ import annotations
@@ -35,7 +39,26 @@ class SessionToolSet:
         self._adapted: dict[int, tuple[ToolDefinition, AgentTool[Any]]] = {}
         self._defaults_seen: set[str] = set()
         self._admits: Callable[[str], bool] | None = None
+        self.requested: Callable[[str], bool] = lambda _name: False
+        """Whether the tool flags or ``defaultTools`` turn on an extension tool registered inactive."""
         """The command line's tool choice for tools it could not name yet (None: every tool may be active)."""
+        self._resumed_for: str | None = None
+        self._resumed: dict[str, None] = {}
+        """Non-built-in tools the opened session last declared, in order, not yet given back."""
+        self._remember_resumed_tools()
+
+    def _remember_resumed_tools(self) -> None:
+        """Note which extension tools the session file (if it changed) was using, to restore them on registration."""
+        from pi.tools import ALL_TOOL_NAMES
+
+        manager = self.session.session
+        session_id = manager.get_session_id()
+        if session_id == self._resumed_for:
+            return
+        self._resumed_for = session_id
+        state = manager.get_system_state() if manager.get_entries() else None
+        declared = list(state.tools) if state is not None else []
+        self._resumed = dict.fromkeys(name for name in declared if name not in ALL_TOOL_NAMES)
 
     def admit_with(self, admits: Callable[[str], bool] | None) -> None:
         """Apply `--tools`/`--exclude-tools` to extension and MCP tools registered from now on."""
@@ -46,6 +69,7 @@ class SessionToolSet:
         self._registry = registry
         self._context = context
         self._adapted.clear()
+        self._remember_resumed_tools()
         self.refresh()
 
     def _extension_tools(self) -> dict[str, AgentTool[Any]]:
@@ -82,11 +106,27 @@ class SessionToolSet:
                     self._defaults_seen.add(name)
                     if name not in self.active and (admits is None or admits(name)):
                         self.active.append(name)
+            for name, (_, tool) in registry.tools().items():
+                if name not in self._defaults_seen and tool.exposure != "hidden" and self.requested(name):
+                    self._defaults_seen.add(name)
+                    if name not in self.active:
+                        self.active.append(name)
+            self._restore_resumed(admits)
         tools = self.all_tools()
         active = [tools[name] for name in self.active if name in tools]
         self.session.agent.set_tools(active)
         if not self._prompted():
             self.session.replace_initial_tools(active)
+
+    def _restore_resumed(self, admits: Callable[[str], bool] | None) -> None:
+        """Activate the resumed session's tools that have registered by now (each once)."""
+        if not self._resumed:
+            return
+        registered = self._extension_tools()
+        for name in [name for name in self._resumed if name in registered]:
+            del self._resumed[name]
+            if name not in self.active and (admits is None or admits(name)):
+                self.active.append(name)
 
     def _build_missing_builtins(self) -> None:
         """Every built-in tool exists once an extension asks about or activates tools."""

@@ -73,6 +73,10 @@ class SessionExtensions:
         self.mode: Mode = "print"
         self.tools = SessionToolSet(session, lambda: self.prompted)
         self.tools.admit_with(config.admits_late_tool)
+        from pi.app.session_tool_requests import tool_requester
+
+        settings = session.settings
+        self.tools.requested = tool_requester(config.tool_selection, settings.global_data, settings.project_data)
         self.tools.tool_options = config.tool_options
         self.host = SessionContextHost(self)
         self.actions = SessionActions(self)
@@ -89,8 +93,10 @@ class SessionExtensions:
         self._tasks: set[asyncio.Future[Any]] = set()
         self._unconnected_mcp: set[str] = set()
         from pi.app.session_extension_points import ExtensionPoints
+        from pi.app.session_extension_virtual import SessionVirtualModels
 
         self.points = ExtensionPoints(self)
+        self.virtual = SessionVirtualModels(self)
 
     # -- errors ---------------------------------------------------------------------------------
 
@@ -235,9 +241,13 @@ class SessionExtensions:
         model = UiPromptStartEvent if phase == "start" else UiPromptEndEvent
         self._spawn_emit(model(kind=kind, title=title))
 
-    def _context_for(self, extension: Extension) -> ExtensionContext:
+    def _context_for(self, extension: Extension | None) -> ExtensionContext:
         assert self.loader is not None
         return ExtensionContext(self.host, self.loader.runtime)
+
+    def extension_context(self) -> ExtensionContext:
+        """A `ctx` of the current generation (for callbacks such as a virtual model's `route`)."""
+        return self._context_for(None)
 
     def _tool_context(self, tool_call_id: str) -> ExtensionToolContext:
         from pi.app.session_extension_nested import NestedCalls
@@ -364,6 +374,7 @@ class SessionExtensions:
         if self.loader is not None:
             self.loader.runtime.invalidate()
         self.runner = None
+        self.virtual.clear()
         diagnostics = await self.load()
         self.tools.refresh()
         return diagnostics
@@ -375,6 +386,9 @@ class SessionExtensions:
         if self.session.agent.state.is_streaming:
             raise ExtensionError(RELOAD_WHILE_STREAMING)
         await self.shutdown("reload")
+        from pi.app.resources import reload_packages
+
+        await reload_packages(self.session.resources, self.session.cwd, self.config.agent_dir)
         diagnostics = await self._rebuild()
         for diagnostic in diagnostics:
             self._deliver(ExtensionErrorInfo(diagnostic.path or "<runtime>", "reload", diagnostic.message))

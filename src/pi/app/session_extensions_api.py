@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pi.app.session_extensions import SessionExtensions
     from pi.app.session_navigation import Navigation
     from pi.app.session_prompting import Prompting
+    from pi.app.session_requests import RequestResolver
     from pi.app.session_runtime import SessionCore
 
 
@@ -150,17 +151,30 @@ class SessionExtensionMethods:
             build_system_prompt(prompt_inputs(self._core.cwd, tools, self._core.resources))
         )
 
+    def request_resolver(self) -> RequestResolver:
+        """Credentials, headers and session id of this session's model requests (for requests made for extensions)."""
+        return self._core.requests
+
     def add_custom_message(self, message: AgentMessage, trigger_turn: bool) -> Any:
-        """An extension's message while idle: stored for the next request, or (trigger) sent now in a run."""
+        """An extension's message while idle: stored for the next request, or (trigger) sent now in a run.
+
+        A stored one is announced at once (`message_start`, `message_end`) so that UIs show it now,
+        not when the next run redraws the transcript."""
         core = self._core
         if not trigger_turn:
             core.agent.append_message(message)
             core.persist(message)
-            return None
+            return self._announce(message)
         self.require_model()
         core.run.enter()
         core.run.aborted = False
         return self._prompting.run(message)  # type: ignore[arg-type]
+
+    async def _announce(self, message: AgentMessage) -> None:
+        from pi.agent.events import MessageEndEvent, MessageStartEvent
+
+        await self._core.events.emit(MessageStartEvent(message))
+        await self._core.events.emit(MessageEndEvent(message))
 
 
 __all__ = ["SessionExtensionMethods"]

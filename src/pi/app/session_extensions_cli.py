@@ -28,7 +28,19 @@ def extension_options(args: Args, project_trusted: bool) -> dict[str, Any]:
         "disabled_builtins": ["mcp"] if args.no_mcp else [],
         "project_trusted": project_trusted,
         "admits_late_tool": late_tool_filter(args),
+        "tool_selection": cli_tool_selection(args),
     }
+
+
+def cli_tool_selection(args: Args) -> Any:
+    """The tool flags as a `ToolSelection` (None when none is given)."""
+    if args.tools is None and not args.exclude_tools and not args.no_tools:
+        return None
+    from pi.app.tool_patterns import ToolSelection
+
+    return ToolSelection(
+        tools=args.tools, exclude=args.exclude_tools, no_tools=args.no_tools, no_builtin_tools=args.no_builtin_tools
+    )
 
 
 def late_tool_filter(args: Args) -> Callable[[str], bool] | None:

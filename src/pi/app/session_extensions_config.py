@@ -32,6 +32,8 @@ class ExtensionConfig:
     flags: Mapping[str, bool | str] = field(default_factory=dict)
     tool_options: Any = None
     admits_late_tool: Callable[[str], bool] | None = None
+    tool_selection: Any = None
+    """The command line's `pi.app.tool_patterns.ToolSelection` (None: only ``defaultTools`` choose)."""
     """`pi.tools.ToolsOptions` for built-in tools an extension activates that the session did not build."""
 
 
@@ -70,7 +72,11 @@ def wants_extensions(
     if config.builtins:
         from pi.app.extensions.builtins import builtins_have_work
 
-        return builtins_have_work(config.agent_dir, cwd, config.project_trusted)
+        if builtins_have_work(config.agent_dir, cwd, config.project_trusted):
+            return True
+        from pi.app.extensions.builtins import builtin_tool_requested
+
+        return builtin_tool_requested(config.tool_selection, global_settings, project_settings)
     return False
 
 

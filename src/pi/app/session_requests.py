@@ -58,12 +58,26 @@ class RequestResolver:
 
     def _uses_oauth(self, provider: str) -> bool:
         auth = self.registry.auth
+        self._reshape_models()
+        return not auth.runtime_api_key(provider) and auth.stored_type(provider) == "oauth"
+
+    def _reshape_models(self) -> None:
+        auth = self.registry.auth
         if auth.reload_if_changed() or auth.oauth_providers():
             shaping = _model_shaping(auth)
             if shaping != self._shaping:
                 self._shaping = shaping
                 self.registry.reload()  # a login or logout elsewhere changes which models exist and where
-        return not auth.runtime_api_key(provider) and auth.stored_type(provider) == "oauth"
+
+    def _moved_base_url(self, model: Model) -> str | None:
+        """Where `model` is served now, when the credential just resolved (and maybe refreshed) moved it.
+
+        A Copilot token names its endpoint (`proxy-ep`); a refresh that changes it applies to this
+        very request, not only once the model is picked again.
+        """
+        self._reshape_models()
+        current = self.registry.find(model.provider, model.id)
+        return current.base_url if current is not None and current.base_url != model.base_url else None
 
     def api_key(self, provider: str) -> str | None:
         """The API key for `provider`; None when its key is an OAuth token (`stream_options` carries that)."""
@@ -81,22 +95,39 @@ class RequestResolver:
             self._credentials = SessionCredentials(self.registry.auth)
         return await self._credentials.resolve(provider)
 
-    async def stream_options(self, model: Model) -> StreamOptions:
-        """The key of an OAuth login, headers models.json asks for (resolved now), and the session id."""
+    async def stream_options(self, model: Model, caller: StreamOptions | None = None) -> StreamOptions:
+        """What a request to `model` carries: an OAuth login's key, the configured headers, the session id.
+
+        The one place credentials and headers meet: the loop asks for each request with no `caller`;
+        a one-shot request (`complete_fn`) passes its own options, whose headers and session id win
+        while an OAuth token replaces its key (a stored login is the only credential that works).
+        Headers are resolved now, for this model only, so none from another model can come along.
+        """
         auth = await self.request_auth(model.provider)
         key = auth.api_key if auth is not None else self.registry.get_api_key(model.provider)
-        headers = self.registry.request_headers(model, key)
-        if auth is not None and auth.headers:
-            headers = {**auth.headers, **(headers or {})}
-        options = StreamOptions(
-            api_key=auth.api_key if auth is not None else None,
-            headers=headers,
-            session_id=self._manager().get_session_id(),
-        )
+        base = caller if caller is not None else StreamOptions()
+        headers = {
+            **(auth.headers if auth is not None else {}),
+            **(self.registry.request_headers(model, key) or {}),
+            **(base.headers or {}),
+        }
+        extra = dict(base.extra)
+        moved = self._moved_base_url(model) if auth is not None and auth.base_url else None
+        if moved is not None:
+            extra.setdefault("base_url", moved)
         transport = self.settings.get("transport")
         if model.api == "openai-codex-responses" and isinstance(transport, str):
-            options.extra["transport"] = transport
-        return options
+            extra.setdefault("transport", transport)
+        connect_timeout = self.settings.get("websocketConnectTimeoutMs")
+        if model.api == "openai-codex-responses" and isinstance(connect_timeout, int):
+            extra.setdefault("websocket_connect_timeout_ms", connect_timeout)
+        return replace(
+            base,
+            api_key=(auth.api_key if auth is not None else None) or base.api_key,
+            headers=headers or None,
+            session_id=base.session_id or self._manager().get_session_id(),
+            extra=extra,
+        )
 
     def convert_to_llm(self, messages: list[AgentMessage]) -> list[Message]:
         from pi.session.messages import convert_to_llm
@@ -109,13 +140,7 @@ class RequestResolver:
         """A one-shot request function (for summaries) that carries the same per-model credentials and headers."""
 
         async def complete(model: Model, context: Context, options: StreamOptions, /) -> AssistantMessage:
-            extra = await self.stream_options(model)
-            merged = replace(
-                options,
-                api_key=extra.api_key or options.api_key,
-                headers={**(extra.headers or {}), **(options.headers or {})} or None,
-                session_id=options.session_id or extra.session_id,
-            )
+            merged = await self.stream_options(model, options)
             if stream_fn is None:
                 from pi.ai.stream import complete_simple
 
@@ -131,10 +156,9 @@ class RequestResolver:
 
 def _model_shaping(auth: AuthStorage) -> tuple[list[str], dict[str, Any] | None]:
     """What of auth.json the model list depends on: which logins exist, and Copilot's."""
-    copilot = auth.raw_entry("github-copilot")
-    if copilot is not None:
-        copilot = {k: copilot.get(k) for k in ("enterpriseUrl", "availableModelIds")}
-    return auth.oauth_providers(), copilot
+    from pi.app.oauth.model_overrides import copilot_shaping
+
+    return auth.oauth_providers(), copilot_shaping(auth.raw_entry("github-copilot"))
 
 
 def session_environment(manager: SessionManager, model: Model | None, thinking_level: str) -> Mapping[str, str]:

@@ -9,6 +9,7 @@ never know when to use it); other rule violations only warn.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -109,15 +110,19 @@ def skill_files(root: Path) -> list[tuple[Path, bool]]:
     return out
 
 
-def load_skills(roots: list[tuple[Path, str]]) -> SkillLoadResult:
-    """Skills from each (root, source); the first skill of a name wins, later ones are reported."""
+def load_skills(roots: list[tuple[Path, str]], enabled: Callable[[Path], bool] | None = None) -> SkillLoadResult:
+    """Skills from each (root, source); the first skill of a name wins, later ones are reported.
+
+    `enabled(path)` says whether a skill file is switched on in settings; a switched-off one is
+    skipped before names are compared, so it neither loads nor hides another skill of its name.
+    """
     result = SkillLoadResult()
     by_name: dict[str, Skill] = {}
     seen: set[Path] = set()
     for root, source in roots:
         for path, root_level in skill_files(root):
             real = path.resolve()
-            if real in seen:
+            if real in seen or (enabled is not None and not enabled(path)):
                 continue
             seen.add(real)
             skill = _load_skill(path, source, result, root_level=root_level)

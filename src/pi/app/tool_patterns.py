@@ -119,11 +119,28 @@ def select_tool_names(
     return [name for name in current if not any(_matches(name, e) for e in selection.exclude)]
 
 
+def requests_tool(name: str, selection: ToolSelection) -> bool:
+    """Whether the selection names a tool that is off by default (an extension tool registered
+    inactive, such as `codemode`): ``--tools +codemode``, ``defaultTools: ["+codemode"]``, or a
+    plain list that matches it; exclusions still win."""
+    return bool(select_tool_names([name], [name], [], selection))
+
+
+def settings_tool_list(value: object) -> Sequence[str] | None:
+    """A ``defaultTools`` value as entries, or None when it is missing or not a usable tool list."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        return None
+    entries = [item.strip() for item in value if item.strip()]
+    return None if tools_flag_errors(entries, "defaultTools") else entries
+
+
 __all__ = [
     "MCP_PREFIX",
     "ToolSelection",
     "apply_tool_list",
     "default_tool_names",
+    "requests_tool",
     "select_tool_names",
+    "settings_tool_list",
     "tools_flag_errors",
 ]

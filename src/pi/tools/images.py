@@ -17,7 +17,10 @@ import math
 import struct
 from collections.abc import Awaitable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from pi.ai.types import ImageResize
 
 IMAGE_SNIFF_BYTES = 4100
 """How much of a file is read to decide whether it is an image."""
@@ -28,6 +31,7 @@ MAX_INLINE_BASE64_BYTES = 4_718_592
 """4.5 MiB of base64: above this providers reject the attachment."""
 
 JPEG_QUALITIES = (80, 85, 70, 55, 40)
+"""The profile's quality first (80 by default), then these in turn until the image fits."""
 SHRINK_FACTOR = 0.75
 
 INLINE_MIME_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -132,10 +136,34 @@ class ProcessedImage:
     message: str = ""
 
 
-class ImageProcessor(Protocol):
-    """Turns image bytes into something a model accepts; replaceable (a sandbox, a remote service)."""
+@dataclass(slots=True, frozen=True)
+class _Limits:
+    max_width: int = MAX_IMAGE_WIDTH
+    max_height: int = MAX_IMAGE_HEIGHT
+    max_bytes: int = MAX_INLINE_BASE64_BYTES
+    jpeg_quality: int = JPEG_QUALITIES[0]
 
-    def __call__(self, data: bytes, mime_type: str, *, auto_resize: bool) -> Awaitable[ProcessedImage]: ...
+    @classmethod
+    def of(cls, profile: ImageResize | None) -> _Limits:
+        if profile is None:
+            return cls()
+        return cls(profile.max_width, profile.max_height, profile.max_bytes, profile.jpeg_quality)
+
+    @property
+    def qualities(self) -> tuple[int, ...]:
+        return (self.jpeg_quality, *(q for q in JPEG_QUALITIES if q != self.jpeg_quality))
+
+
+class ImageProcessor(Protocol):
+    """Turns image bytes into something a model accepts; replaceable (a sandbox, a remote service).
+
+    `profile` (a model's ``inputLimits.images.resize``) is passed only when the model names one;
+    without it the defaults apply (2000×2000 pixels, 4.5 MiB of base64, JPEG quality 80).
+    """
+
+    def __call__(
+        self, data: bytes, mime_type: str, *, auto_resize: bool, profile: ImageResize | None = None
+    ) -> Awaitable[ProcessedImage]: ...
 
 
 def pillow_available() -> bool:
@@ -154,31 +182,37 @@ def _b64_length(size: int) -> int:
     return 4 * math.ceil(size / 3)
 
 
-def process_image(data: bytes, mime_type: str, *, auto_resize: bool = True) -> ProcessedImage:
+def process_image(
+    data: bytes, mime_type: str, *, auto_resize: bool = True, profile: ImageResize | None = None
+) -> ProcessedImage:
     """Make an image fit inline limits: convert what models cannot take, scale what is too big.
 
-    An image already within limits comes back byte-for-byte unchanged. Blocking (decoding and
-    encoding are CPU work): call it in a thread.
+    The limits are `profile` (the model's resize profile), else the defaults. An image already
+    within them comes back byte-for-byte unchanged. Blocking (decoding and encoding are CPU work):
+    call it in a thread.
     """
+    limits = _Limits.of(profile)
     if not pillow_available():
-        return _pass_through(data, mime_type)
-    return _process_with_pillow(data, mime_type, auto_resize)
+        return _pass_through(data, mime_type, limits)
+    return _process_with_pillow(data, mime_type, auto_resize, limits)
 
 
-async def process_image_async(data: bytes, mime_type: str, *, auto_resize: bool) -> ProcessedImage:
+async def process_image_async(
+    data: bytes, mime_type: str, *, auto_resize: bool, profile: ImageResize | None = None
+) -> ProcessedImage:
     """`process_image` off the event loop; the default `ImageProcessor`."""
-    return await asyncio.to_thread(process_image, data, mime_type, auto_resize=auto_resize)
+    return await asyncio.to_thread(process_image, data, mime_type, auto_resize=auto_resize, profile=profile)
 
 
-def _pass_through(data: bytes, mime_type: str) -> ProcessedImage:
+def _pass_through(data: bytes, mime_type: str, limits: _Limits) -> ProcessedImage:
     if mime_type not in INLINE_MIME_TYPES:
         return ProcessedImage(ok=False, message=CONVERSION_FAILED)
-    if _b64_length(len(data)) >= MAX_INLINE_BASE64_BYTES:
+    if _b64_length(len(data)) >= limits.max_bytes:
         return ProcessedImage(ok=False, message=RESIZE_FAILED)
     return ProcessedImage(ok=True, data=_b64(data), mime_type=mime_type)
 
 
-def _process_with_pillow(data: bytes, mime_type: str, auto_resize: bool) -> ProcessedImage:
+def _process_with_pillow(data: bytes, mime_type: str, auto_resize: bool, limits: _Limits) -> ProcessedImage:
     from PIL import Image, ImageOps
 
     hints: list[str] = []
@@ -187,7 +221,7 @@ def _process_with_pillow(data: bytes, mime_type: str, auto_resize: bool) -> Proc
         image.load()
     except Exception:
         # Pillow cannot decode it (a truncated file, an unusual variant): the model's provider may still.
-        return _pass_through(data, mime_type)
+        return _pass_through(data, mime_type, limits)
 
     if mime_type not in INLINE_MIME_TYPES:
         try:
@@ -201,17 +235,17 @@ def _process_with_pillow(data: bytes, mime_type: str, auto_resize: bool) -> Proc
         return ProcessedImage(ok=True, data=_b64(data), mime_type=mime_type, hints=hints)
 
     width, height = image.size
-    if width <= MAX_IMAGE_WIDTH and height <= MAX_IMAGE_HEIGHT and _b64_length(len(data)) < MAX_INLINE_BASE64_BYTES:
+    if width <= limits.max_width and height <= limits.max_height and _b64_length(len(data)) < limits.max_bytes:
         return ProcessedImage(ok=True, data=_b64(data), mime_type=mime_type, hints=hints)
 
     with contextlib.suppress(Exception):  # a broken EXIF block must not cost the whole image
         image = ImageOps.exif_transpose(image)
     original_width, original_height = image.size
-    target_width, target_height = fit_within(original_width, original_height, MAX_IMAGE_WIDTH, MAX_IMAGE_HEIGHT)
+    target_width, target_height = fit_within(original_width, original_height, limits.max_width, limits.max_height)
     while True:
         resized = image.resize((target_width, target_height), Image.Resampling.LANCZOS)
-        for candidate, candidate_mime in _candidates(resized):
-            if _b64_length(len(candidate)) < MAX_INLINE_BASE64_BYTES:
+        for candidate, candidate_mime in _candidates(resized, limits.qualities):
+            if _b64_length(len(candidate)) < limits.max_bytes:
                 hints.append(
                     f"[Image: original {original_width}x{original_height}, "
                     f"displayed at {target_width}x{target_height}. "
@@ -235,7 +269,7 @@ def fit_within(width: int, height: int, max_width: int, max_height: int) -> tupl
     return width, height
 
 
-def _candidates(image: Any) -> Iterator[tuple[bytes, str]]:
+def _candidates(image: Any, qualities: tuple[int, ...]) -> Iterator[tuple[bytes, str]]:
     """The smaller of PNG and JPEG at the first quality, then the other, then JPEG at falling qualities.
 
     Encoded lazily where possible: the first one that fits wins.
@@ -245,9 +279,9 @@ def _candidates(image: Any) -> Iterator[tuple[bytes, str]]:
         first.append((_encode(image, "PNG"), "image/png"))
     rgb = image.convert("RGB") if image.mode not in ("RGB", "L") else image
     with contextlib.suppress(Exception):
-        first.append((_encode(rgb, "JPEG", quality=JPEG_QUALITIES[0]), "image/jpeg"))
+        first.append((_encode(rgb, "JPEG", quality=qualities[0]), "image/jpeg"))
     yield from sorted(first, key=lambda candidate: len(candidate[0]))
-    for quality in JPEG_QUALITIES[1:]:
+    for quality in qualities[1:]:
         with contextlib.suppress(Exception):
             yield _encode(rgb, "JPEG", quality=quality), "image/jpeg"
 

@@ -27,7 +27,7 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from pi.agent.tool import JSON_SCHEMA_PREFERRED, AgentTool, AgentToolResult, OnToolUpdate, ToolContent
 from pi.ai.abort import AbortSignal
-from pi.ai.types import ImageContent, TextContent
+from pi.ai.types import ImageContent, ImageResize, TextContent
 from pi.tools.fs_errors import FileToolError, describe_os_error, raise_if_aborted
 from pi.tools.images import (
     IMAGE_SNIFF_BYTES,
@@ -294,6 +294,9 @@ class ReadToolOptions:
     """Replaces the built-in image conversion and resizing (Pillow when installed)."""
     unsupported_image_model: Callable[[], str | None] | None = None
     """The current model's id when it accepts no images (None when it does); recorded in the details."""
+    image_resize: Callable[[], ImageResize | None] | None = None
+    """The resize profile of the model the result goes to (its ``inputLimits.images.resize``), asked at
+    each read so a model switch applies at once; None, or no callable, means the default limits."""
 
 
 _NEXT_STEPS = {
@@ -321,7 +324,11 @@ async def _read_image(
     ops: ReadOperations, opts: ReadToolOptions, processor: ImageProcessor, absolute: str, mime_type: str
 ) -> AgentToolResult:
     data = await ops.read_file(absolute)
-    processed = await processor(data, mime_type, auto_resize=opts.auto_resize_images)
+    profile = opts.image_resize() if opts.image_resize is not None else None
+    if profile is not None:
+        processed = await processor(data, mime_type, auto_resize=opts.auto_resize_images, profile=profile)
+    else:  # a replacement processor written before profiles existed keeps working
+        processed = await processor(data, mime_type, auto_resize=opts.auto_resize_images)
     model = opts.unsupported_image_model() if opts.unsupported_image_model is not None else None
     details = ReadToolDetails(image_unsupported_by_model=model) if model else None
     if not processed.ok:

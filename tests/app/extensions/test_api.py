@@ -87,7 +87,7 @@ class Actions:
     def unregister_provider(self, name: str) -> None:
         self.calls.append(("unregister_provider", name))
 
-    def register_virtual_model(self, model: Any) -> None:
+    def register_virtual_model(self, model: Any, extension_path: str) -> None:
         self.calls.append(("register_virtual_model", model))
 
     def unregister_virtual_model(self, provider: str, model_id: str) -> None:

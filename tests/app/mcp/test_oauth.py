@@ -23,10 +23,11 @@ from tests.app.mcp.test_http import free_port
 OAUTH_FIXTURE = str(Path(__file__).with_name("oauth_fixture_server.py"))
 
 
-def start_oauth_server(lifetime_s: int = 3600) -> tuple[subprocess.Popen[str], str]:
+def start_oauth_server(lifetime_s: int = 3600, *flags: str) -> tuple[subprocess.Popen[str], str]:
+    """The fixture with a token lifetime and flags (`cimd`, `iss`, `wrong-iss`, `step-up`)."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, OAUTH_FIXTURE, str(port), str(lifetime_s)],
+        [sys.executable, OAUTH_FIXTURE, str(port), str(lifetime_s), *flags],
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
@@ -40,12 +41,12 @@ def start_oauth_server(lifetime_s: int = 3600) -> tuple[subprocess.Popen[str], s
 
 
 @pytest.fixture
-def oauth_server() -> Iterator[Callable[[int], str]]:
-    """Start the fixture (with a token lifetime); returns its base URL. Stopped after the test."""
+def oauth_server() -> Iterator[Callable[..., str]]:
+    """Start the fixture (with a token lifetime and flags); returns its base URL. Stopped after the test."""
     started: list[subprocess.Popen[str]] = []
 
-    def start(lifetime_s: int = 3600) -> str:
-        proc, base = start_oauth_server(lifetime_s)
+    def start(lifetime_s: int = 3600, *flags: str) -> str:
+        proc, base = start_oauth_server(lifetime_s, *flags)
         started.append(proc)
         return base
 

@@ -43,3 +43,27 @@ def test_long_descriptions_and_overflow() -> None:
     assert all(len(line) <= 250 + len("- mcp__s000 (codemode): ") for line in lines[1:-1])
     assert lines[1].endswith("…")
     assert lines[-1].startswith("- … ") and lines[-1].endswith(" more server(s); find their tools with searchTools()")
+
+
+def test_the_first_section_stays_in_the_prompt_and_changes_are_sent_once() -> None:
+    from pi.app.mcp.prompt_section import NO_SERVERS_LEFT, PromptSections
+
+    sections = PromptSections()
+    assert sections.next("A") == ("A", None)
+    assert sections.next("A") == ("A", None)
+    assert sections.next("B") == ("A", "B")
+    assert sections.next("B") == ("A", None), "an update already sent is not repeated"
+    assert sections.next("") == ("A", NO_SERVERS_LEFT)
+    assert sections.next("A") == ("A", "A"), "back to the first version: the model last saw another one"
+
+
+def test_after_the_context_was_replaced_the_current_section_is_appended_again() -> None:
+    from pi.app.mcp.prompt_section import PromptSections
+
+    sections = PromptSections()
+    sections.next("A")
+    assert sections.next("B") == ("A", "B")
+    sections.forget_updates()
+    assert sections.next("B") == ("A", "B"), "the update may have been compacted away"
+    sections.forget_updates()
+    assert sections.next("A") == ("A", None), "the system prompt already says it"

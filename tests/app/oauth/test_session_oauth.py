@@ -249,5 +249,6 @@ async def test_the_transport_setting_reaches_the_codex_wire_api(tmp_path: Path, 
     session = _session(tmp_path, agent_dir, "openai-codex", "gpt-6.2-sol", {"transport": "websocket"})
     await session.prompt("hello")
     reply = session.agent.state.messages[-1]
-    assert 'The "websocket" transport is not available' in str(getattr(reply, "error_message", ""))
-    assert server.requests == []
+    assert str(getattr(reply, "error_message", "")).startswith("WebSocket upgrade refused")
+    assert server.requests == [] and len(server.upgrades) == 1
+    assert server.upgrades[0].headers["openai-beta"] == "responses_websockets=2026-02-06"

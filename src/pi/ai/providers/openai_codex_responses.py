@@ -11,8 +11,11 @@ The stream speaks the Responses events, with three Codex differences handled bef
 reader sees them: an ``error`` event fails the reply (``Codex error: ...``), ``response.failed``
 carries its error's message, and ``response.done`` ends a reply like ``response.completed``.
 
-Transport: ``options.extra["transport"]`` (``"sse"``, ``"auto"`` or unset use SSE; the WebSocket
-transports are refused with an error that says how to switch to SSE).
+Transport: ``options.extra["transport"]``. ``"sse"`` posts to the endpoint and reads server-sent
+events; ``"websocket"`` and ``"websocket-cached"`` use the WebSocket transport (`codex_websocket`);
+``"auto"`` (the default) tries the WebSocket and, when it fails before the reply starts, sends the
+request over SSE, as it does for the rest of that session. The fallback is recorded on the reply
+as a ``provider_transport_failure`` diagnostic.
 """
 
 from __future__ import annotations
@@ -20,35 +23,38 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
 
-import httpx
-
 from pi.ai.api_key import resolve_api_key
 from pi.ai.event_stream import AssistantMessageEventStream
-from pi.ai.http import ProviderHTTPError, RequestSpec, connection_lost, finish_stream, open_model_stream
+from pi.ai.http import ProviderHTTPError, RequestSpec, open_model_stream
 from pi.ai.options import StreamOptions, apply_on_payload, effort_level, merge_headers, simple_max_tokens
-from pi.ai.providers.openai_responses import ResponsesStreamReader, iter_response_events
 from pi.ai.providers.openai_responses_messages import convert_responses_messages, convert_responses_tools
 from pi.ai.providers.output import OutputBuilder, run_provider
+from pi.ai.providers.responses_driver import drive_sse_reply
 from pi.ai.registry import ApiProvider
 from pi.ai.transcript import resolve_transcript
-from pi.ai.types import Context, Model
+from pi.ai.types import AssistantDiagnostic, Context, Model
 
 API = "openai-codex-responses"
 DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
 JWT_CLAIM = "https://api.openai.com/auth"
 OPENAI_BETA_SSE = "responses=experimental"
-OPENAI_BETA_WEBSOCKETS = "responses_websockets=2026-02-06"
-"""What the WebSocket transport sends instead (kept for when that transport exists)."""
 MIN_OUTPUT_TOKENS = 16
 """The backend refuses a smaller `max_output_tokens`."""
 CODEX_STATUSES = frozenset({"completed", "incomplete", "failed", "cancelled", "queued", "in_progress"})
-WEBSOCKET_UNSUPPORTED = (
-    'The "{transport}" transport is not available for {provider} in this version of pi: '
-    'set "transport": "sse" (or "auto") in settings.json to use server-sent events.'
+TRANSPORTS = frozenset({"auto", "sse", "websocket", "websocket-cached"})
+UNKNOWN_TRANSPORT = (
+    'Unknown transport "{transport}": set "transport" in settings.json to one of '
+    '"auto", "sse", "websocket" or "websocket-cached".'
+)
+USE_SSE_HINT = 'To use server-sent events instead, set "transport": "auto" or "sse" in settings.json.'
+WEBSOCKETS_MISSING = (
+    'The "{transport}" transport needs the Python package "websockets": install it '
+    '(pip install websockets), or set "transport": "sse" in settings.json.'
 )
 
 
@@ -188,38 +194,87 @@ def usage_limit_message(exc: ProviderHTTPError) -> str | None:
 
 
 def stream(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
-    """Stream one reply over SSE; every failure ends the stream as an error event."""
+    """Stream one reply over the transport the options ask for; every failure ends the stream as an error event."""
 
     async def body(builder: OutputBuilder) -> None:
-        transport = options.extra.get("transport") or "sse"
-        if transport not in ("sse", "auto"):
-            raise RuntimeError(WEBSOCKET_UNSUPPORTED.format(transport=transport, provider=model.provider))
+        transport = options.extra.get("transport") or "auto"
+        if transport not in TRANSPORTS:
+            raise ValueError(UNKNOWN_TRANSPORT.format(transport=transport))
         token = resolve_api_key(model, options)
         account = account_id_from_token(token)
         payload = await apply_on_payload(build_request_body(model, context, options), model, options)
         request = RequestSpec(
             url=codex_url(model.base_url), headers=build_headers(model, options, token, account), body=payload
         )
-        try:
-            response = await open_model_stream(request, model, options)
-        except ProviderHTTPError as exc:
-            friendly = usage_limit_message(exc)
-            if friendly is None:
-                raise
-            raise ProviderHTTPError(exc.status, exc.body, friendly) from exc
-        try:
-            builder.start()
-            tier = payload.get("service_tier")
-            reader = ResponsesStreamReader(builder, tier if isinstance(tier, str) else None)
-            events = codex_events(iter_response_events(response))
-            await reader.read(events)
-            await finish_stream(events)
-        except httpx.HTTPError as exc:
-            raise connection_lost(model.provider, model.id, exc) from exc
-        finally:
-            await response.aclose()
+        if transport != "sse" and not (transport == "auto" and _fell_back(options.session_id)):
+            failure = await _try_websocket(builder, options, request, transport, account)
+            if failure is None:
+                return
+            builder.output.diagnostics = [*(builder.output.diagnostics or []), failure]
+        await _stream_sse(builder, model, options, request)
 
     return run_provider(model, options, body)
+
+
+def _fell_back(session_id: str | None) -> bool:
+    """Whether this session's WebSocket already failed under ``auto`` (then it stays on SSE)."""
+    if not session_id:
+        return False
+    from pi.ai.providers.codex_socket_cache import CACHE
+
+    return session_id in CACHE.fallback
+
+
+async def _try_websocket(
+    builder: OutputBuilder, options: StreamOptions, request: RequestSpec, transport: str, account: str
+) -> AssistantDiagnostic | None:
+    """The reply over the WebSocket; under ``auto`` a failure before it started is returned, not raised."""
+    try:
+        from pi.ai.providers.codex_websocket import WebSocketUnavailable, stream_websocket
+    except ImportError as exc:
+        if transport != "auto":
+            raise RuntimeError(WEBSOCKETS_MISSING.format(transport=transport)) from exc
+        return _fallback_diagnostic(transport, WEBSOCKETS_MISSING.format(transport=transport))
+    try:
+        await stream_websocket(
+            builder,
+            options,
+            http_url=request.url,
+            sse_headers=request.headers,
+            payload=request.body,
+            transport=transport,
+            account_id=account,
+            adapt=codex_events,
+        )
+    except WebSocketUnavailable as exc:
+        if transport != "auto":
+            raise RuntimeError(f"{exc}. {USE_SSE_HINT}") from exc
+        if options.session_id:
+            from pi.ai.providers.codex_socket_cache import CACHE
+
+            CACHE.fallback.add(options.session_id)
+        return _fallback_diagnostic(transport, str(exc))
+    return None
+
+
+def _fallback_diagnostic(transport: str, message: str) -> AssistantDiagnostic:
+    return AssistantDiagnostic(
+        type="provider_transport_failure",
+        timestamp=int(time.time() * 1000),
+        error={"message": message},
+        details={"configuredTransport": transport, "fallbackTransport": "sse", "phase": "before_message_stream_start"},
+    )
+
+
+async def _stream_sse(builder: OutputBuilder, model: Model, options: StreamOptions, request: RequestSpec) -> None:
+    try:
+        response = await open_model_stream(request, model, options)
+    except ProviderHTTPError as exc:
+        friendly = usage_limit_message(exc)
+        if friendly is None:
+            raise
+        raise ProviderHTTPError(exc.status, exc.body, friendly) from exc
+    await drive_sse_reply(builder, response, request.body, codex_events)
 
 
 def stream_simple(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:

@@ -41,6 +41,7 @@ from pi.ai.http import (
 from pi.ai.options import (
     StreamOptions,
     apply_on_payload,
+    merge_headers,
     resolve_cache_retention,
     simple_max_tokens,
 )
@@ -85,21 +86,10 @@ def chat_completions_url(base_url: str) -> str:
     return f"{base_url.rstrip('/')}/chat/completions"
 
 
-def _merge_headers(*layers: dict[str, str] | None) -> dict[str, str]:
-    """Later layers win, whatever the letter case of a header name."""
-    out: dict[str, str] = {}
-    for layer in layers:
-        for name, value in (layer or {}).items():
-            for existing in [k for k in out if k.lower() == name.lower()]:
-                del out[existing]
-            out[name] = value
-    return out
-
-
 def build_headers(model: Model, context: Context, options: StreamOptions, api_key: str) -> dict[str, str]:
     """Provider defaults, then model.headers, then per-request headers, then options.headers."""
     dynamic = dynamic_headers(model, context.messages)
-    return _merge_headers({"Authorization": f"Bearer {api_key}"}, model.headers, dynamic, options.headers)
+    return merge_headers({"Authorization": f"Bearer {api_key}"}, model.headers, dynamic, options.headers)
 
 
 # --- request body ---------------------------------------------------------------------------------

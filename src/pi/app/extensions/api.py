@@ -226,7 +226,8 @@ class ExtensionAPI:
         self._provider_call("unregister_provider", name)
 
     def register_virtual_model(self, model: Any) -> None:
-        self._provider_call("register_virtual_model", model)
+        """List a routed model `{provider, id, name, thinkingLevels?, route(request, ctx)}` (provider+id replaces)."""
+        self._provider_call("register_virtual_model", model, self._extension.path)
 
     def unregister_virtual_model(self, provider: str, model_id: str) -> None:
         self._provider_call("unregister_virtual_model", provider, model_id)

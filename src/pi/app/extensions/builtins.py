@@ -16,6 +16,7 @@ from typing import Any
 
 BUILTINS: dict[str, str] = {
     "mcp": "pi.app.mcp.extension:create_mcp_extension",
+    "codemode": "pi.app.codemode.extension:create_codemode_extension",
     "tool-search": "pi.app.mcp.tool_search_extension:create_tool_search_extension",
 }
 """Built-in extension name -> the function that builds its `setup`."""
@@ -55,4 +56,25 @@ def builtins_have_work(agent_dir: Path, cwd: Path, project_trusted: bool) -> boo
     return project_trusted and (cwd / ".pi" / "mcp.json").is_file()
 
 
-__all__ = ["BUILTINS", "builtin_factories", "builtins_have_work", "lazy_setup", "resolve_builtin"]
+BUILTIN_TOOLS_OFF_BY_DEFAULT = ("codemode", "tool_search")
+"""Tools of built-ins that are registered inactive: naming one in the tool flags loads the built-ins."""
+
+
+def builtin_tool_requested(
+    selection: Any, global_settings: Mapping[str, Any], project_settings: Mapping[str, Any]
+) -> bool:
+    """Whether ``--tools`` or ``defaultTools`` turns on a built-in's inactive tool (``+codemode``)."""
+    from pi.app.session_tool_requests import tool_requester
+
+    requested = tool_requester(selection, global_settings, project_settings)
+    return any(requested(name) for name in BUILTIN_TOOLS_OFF_BY_DEFAULT)
+
+
+__all__ = [
+    "BUILTINS",
+    "builtin_factories",
+    "builtin_tool_requested",
+    "builtins_have_work",
+    "lazy_setup",
+    "resolve_builtin",
+]

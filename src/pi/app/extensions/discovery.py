@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pi.app.extensions import errors
 from pi.app.extensions.types import Diagnostic, ExtensionOrigin, ExtensionScope
+from pi.app.packages.sources import is_package_source
 
 SourceKind = Literal["file", "package", "entry_point", "builtin", "inline"]
 ENTRY_POINT_GROUP = "pi.extensions"
@@ -30,7 +31,6 @@ RANK_USER_SETTINGS = 2
 RANK_USER_AUTO = 3
 RANK_PACKAGE = 4
 RANK_BUILTIN = 5
-_PACKAGE_SOURCE_PREFIXES = ("pypi:", "git:", "git+", "http://", "https://", "ssh://")
 
 
 @dataclass(slots=True)
@@ -265,7 +265,7 @@ def _cli_sources(options: DiscoveryOptions, diagnostics: list[Diagnostic]) -> li
                 continue
             out.append(ExtensionSource(raw, "builtin", "temporary", "top-level", RANK_CLI, factory=factory, name=name))
             continue
-        if raw.startswith(_PACKAGE_SOURCE_PREFIXES):
+        if is_package_source(raw):
             out.extend(_temporary_package_sources(raw, options, diagnostics))
             continue
         target = _resolve_entry(raw, options.cwd)
@@ -280,27 +280,18 @@ def _temporary_package_sources(
     raw: str, options: DiscoveryOptions, diagnostics: list[Diagnostic]
 ) -> list[ExtensionSource]:
     """The extensions of a package given to `-e`: fetched into the temporary cache, never added to settings."""
-    from pi.app.packages.temporary import TemporaryPackageError, resolve_temporary_package
+    from pi.app.packages.temporary import TemporaryPackageError, checked_temporary_package
 
     warnings: list[str] = []
     try:
-        resources = resolve_temporary_package(raw, options.agent_dir, options.cwd, warnings=warnings)
+        resources = checked_temporary_package(raw, options.agent_dir, options.cwd, warnings=warnings)
     except TemporaryPackageError as exc:
         diagnostics.append(Diagnostic("error", errors.failed_to_load(raw, str(exc)), raw))
         return []
     diagnostics.extend(Diagnostic("warning", text, raw) for text in warnings)
     resources.activate_site_dirs()
-    out: list[ExtensionSource] = []
-    for path in resources.extensions:
-        for file, kind in _explicit(Path(path), diagnostics):
-            shown = str(file.parent if kind == "package" else file)
-            out.append(ExtensionSource(shown, kind, "temporary", "package", RANK_CLI, file, base_dir=str(path)))
-    for entry in resources.entry_points:
-        ep = entry.entry_point
-        out.append(
-            ExtensionSource(entry.label, "entry_point", "temporary", "package", RANK_CLI, entry_point=ep, name=ep.name)
-        )
-    return out
+    entry_points = [(entry.label, entry.entry_point) for entry in resources.entry_points]
+    return _package_sources(resources.extensions, entry_points, "temporary", RANK_CLI, diagnostics)
 
 
 def _entry_point_sources() -> list[ExtensionSource]:
@@ -312,14 +303,21 @@ def _entry_point_sources() -> list[ExtensionSource]:
     ]
 
 
-def _package_sources(options: DiscoveryOptions, warnings: list[Diagnostic]) -> list[ExtensionSource]:
+def _package_sources(
+    paths: Iterable[Path],
+    entry_points: Iterable[tuple[str, Any]],
+    scope: ExtensionScope,
+    rank: int,
+    warnings: list[Diagnostic],
+) -> list[ExtensionSource]:
+    """The extensions a package provides: its extension files and directories, then its selected entry points."""
     out: list[ExtensionSource] = []
-    for path in options.package_paths:
+    for path in paths:
         for file, kind in _explicit(Path(path), warnings):
             shown = str(file.parent if kind == "package" else file)
-            out.append(ExtensionSource(shown, kind, "user", "package", RANK_PACKAGE, file, base_dir=str(path)))
-    for label, ep in options.package_entry_points:
-        out.append(ExtensionSource(label, "entry_point", "user", "package", RANK_PACKAGE, entry_point=ep, name=ep.name))
+            out.append(ExtensionSource(shown, kind, scope, "package", rank, file, base_dir=str(path)))
+    for label, ep in entry_points:
+        out.append(ExtensionSource(label, "entry_point", scope, "package", rank, entry_point=ep, name=ep.name))
     return out
 
 
@@ -380,7 +378,9 @@ def discover_extensions(options: DiscoveryOptions) -> DiscoveryResult:
                 project, builtins, project_patterns, base, diagnostics, "project", RANK_PROJECT_SETTINGS
             )
         packages = _entry_point_sources() if options.entry_points else []
-        packages += _package_sources(options, diagnostics)
+        packages += _package_sources(
+            options.package_paths, options.package_entry_points, "user", RANK_PACKAGE, diagnostics
+        )
         ranked = sorted(project + user + packages + builtins, key=lambda s: s.rank)
     seen: set[str] = set()
     ordered: list[ExtensionSource] = []

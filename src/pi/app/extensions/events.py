@@ -273,11 +273,22 @@ ProviderStreamEvent = ProviderStreamEventEvent
 
 
 class CacheWarmingDecisionEvent(EventModel):
+    """Before each cache-warming refresh: pi's estimate and its own `action`; a handler may return another."""
+
     type: Literal["cache_warming_decision"] = "cache_warming_decision"
     warm_cost: float
     miss_cost: float
     continuation_probability: float
     action: Literal["warm", "stop"]
+    mode: Literal["off", "streaming", "idle"] = "idle"
+    phase: Literal["streaming", "idle"] = "idle"
+    """``streaming`` while the run that made the request still works, ``idle`` after it settled."""
+    model: Shared = None
+    """``{"provider", "id"}`` of the request's model."""
+    ttl_ms: int | None = None
+    prompt_tokens: int = 0
+    spent_cost: float = 0.0
+    """What refreshes of this request have cost so far."""
 
 
 class CacheWarmingDecisionEventResult(ResultModel):

@@ -23,6 +23,7 @@ from pi.app.mcp.connect_errors import describe_error, error_leaves, http_status,
 from pi.app.mcp.mcp_log import append_log, format_entry
 from pi.app.mcp.naming import RemoteTool
 from pi.app.mcp.secrets import expand_home, expand_map
+from pi.app.mcp.tool_listing import list_remote_tools
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +70,11 @@ class McpConnection:
     ) -> None:
         self.server = server
         self.http_auth = http_auth
-        """An `httpx.Auth` for HTTP requests (the sign-in flow passes the SDK's OAuth provider)."""
+        """An `httpx.Auth` for HTTP requests (a sign-in passes the token it just obtained)."""
         self._sent_token: str | None = None
         self._refresh_tried = False
+        self._challenged_scope: str | None = None
+        """The scope a `403 insufficient_scope` asked for since the last request began."""
         self.cwd = cwd
         self.log_path = log_path
         self.agent_dir = agent_dir
@@ -104,6 +107,7 @@ class McpConnection:
         self._connecting = loop.create_future()
         self.state, self.error = "connecting", None
         self._refresh_tried = False
+        self._challenged_scope = None
         try:
             await self._connect_with_retries()
         finally:
@@ -126,6 +130,8 @@ class McpConnection:
                 self.state = "connected"
                 return
             except Exception as error:
+                if self._stepped_up():
+                    return
                 if isinstance(error, NeedsAuthError) or any(http_status(leaf) == 401 for leaf in error_leaves(error)):
                     if await self._refreshed_after_401():
                         continue
@@ -193,7 +199,7 @@ class McpConnection:
 
     def _dropped(self, live: _Live) -> None:
         """Mark the connection dropped, unless `live` is an older connection already replaced."""
-        if self._live is not live:
+        if self._live is not live or self.state == "needs-auth":
             return
         tail = live.stderr().strip()
         self.state = "disconnected"
@@ -223,7 +229,7 @@ class McpConnection:
             read, write = await stack.enter_async_context(stdio_transport.stdio_streams(proc))
         else:
             token = await self._stored_token()
-            read, write = await stack.enter_async_context(self._http_streams(token))
+            read, write = await stack.enter_async_context(self._http_streams(token, closed))
         transport_error: asyncio.Future[BaseException] = asyncio.get_running_loop().create_future()
 
         async def on_message(message: Any) -> None:
@@ -252,7 +258,7 @@ class McpConnection:
         )
         return _Live(session=session, closed=closed, stderr=stderr, transport_error=transport_error)
 
-    def _http_streams(self, token: str | None) -> Any:
+    def _http_streams(self, token: str | None, closed: asyncio.Event) -> Any:
         import httpx
         from mcp.client.streamable_http import streamable_http_client
 
@@ -260,7 +266,11 @@ class McpConnection:
         if token:
             headers["Authorization"] = f"Bearer {token}"
         client = httpx.AsyncClient(
-            headers=headers, auth=self.http_auth, timeout=httpx.Timeout(30.0, read=300.0), follow_redirects=False
+            headers=headers,
+            auth=self.http_auth,
+            timeout=httpx.Timeout(30.0, read=300.0),
+            follow_redirects=False,
+            event_hooks={"response": [lambda response: self._watch_scope(response, closed)]},
         )
 
         @contextlib.asynccontextmanager
@@ -270,26 +280,47 @@ class McpConnection:
 
         return streams()
 
+    async def _watch_scope(self, response: Any, closed: asyncio.Event) -> None:
+        """On `403 insufficient_scope`, note the scope and end the connection: the SDK only sees an
+        HTTP error it cannot answer the pending request with, so this is where both are known."""
+        from pi.app.mcp.oauth_tokens import insufficient_scope
+
+        scope = insufficient_scope(response)
+        if scope is not None:
+            self._challenged_scope = scope
+            closed.set()
+
+    def _stepped_up(self) -> bool:
+        """After an `insufficient_scope` answer: remember the wider scope for the next sign-in and
+        wait for it (`needs-auth`). Connections never start a browser flow themselves."""
+        scope, self._challenged_scope = self._challenged_scope, None
+        if scope is None:
+            return False
+        if self.agent_dir is not None:
+            from pi.app.mcp.oauth_tokens import record_step_up
+
+            record_step_up(self.agent_dir, self.server, scope)
+        self.state, self.error = "needs-auth", self._sign_in_message()
+        live = self._live
+        if live is not None:
+            live.stop.set()
+        return True
+
     async def _stored_token(self) -> str | None:
         """The access token saved by a sign-in (refreshed when expired), for servers that use OAuth."""
         self._sent_token = None
         if self.agent_dir is None or self.http_auth is not None:
             return None
         if self.server.auth_provider:
-            return self._provider_token(self.agent_dir, self.server.auth_provider)
+            from pi.app.mcp.oauth_tokens import provider_token
+
+            return provider_token(self.agent_dir, self.server.auth_provider)
         from pi.app.mcp.oauth_tokens import token_for_connect, uses_oauth
 
         if not uses_oauth(self.server):
             return None
         self._sent_token = await token_for_connect(self.agent_dir, self.server)
         return self._sent_token
-
-    @staticmethod
-    def _provider_token(agent_dir: Path, provider: str) -> str | None:
-        """`auth: {provider}`: the key or login token `/login <provider>` stored in auth.json."""
-        from pi.app.auth import AuthStorage
-
-        return AuthStorage(agent_dir / "auth.json").stored_api_key(provider)
 
     async def _handshake(self, live: _Live) -> None:
         """`initialize` (racing transport errors such as a 401), then `tools/list` when offered."""
@@ -321,33 +352,12 @@ class McpConnection:
         self.instructions = (result.instructions or "").strip() or None
         self.has_resources = caps.resources is not None
         self.has_tools = caps.tools is not None
-        self.tools = await self._list_tools(live.session) if self.has_tools else []
+        self.tools = await list_remote_tools(live.session) if self.has_tools else []
 
     @staticmethod
     def _tail(live: _Live) -> str:
         tail = live.stderr().strip()
         return f"\n{tail}" if tail else ""
-
-    async def _list_tools(self, session: Any) -> list[RemoteTool]:
-        tools: list[RemoteTool] = []
-        cursor: str | None = None
-        while True:
-            page = await session.list_tools(cursor=cursor) if cursor else await session.list_tools()
-            for tool in page.tools:
-                annotations = tool.annotations.model_dump(exclude_none=True) if tool.annotations else {}
-                tools.append(
-                    RemoteTool(
-                        name=tool.name,
-                        description=tool.description,
-                        title=tool.title,
-                        input_schema=dict(tool.inputSchema or {}),
-                        output_schema=dict(tool.outputSchema) if tool.outputSchema else None,
-                        annotations=annotations,
-                    )
-                )
-            cursor = page.nextCursor
-            if not cursor:
-                return tools
 
     async def _on_notification(self, message: Any) -> None:
         """Runs inside the SDK's receive loop, so the refresh request goes to its own task."""
@@ -359,7 +369,7 @@ class McpConnection:
 
     async def _refresh_tools(self, live: _Live) -> None:
         try:
-            self.tools = await self._list_tools(live.session)
+            self.tools = await list_remote_tools(live.session)
         except Exception as error:
             log.warning("MCP server %s: refreshing tools failed: %s", self.name, error)
             return
@@ -384,9 +394,12 @@ class McpConnection:
 
         Tool calls are never retried, except once on a new session when an HTTP server answered
         404 to the session id (the session expired, so the call never ran)."""
+        self._challenged_scope = None
         try:
             return await self._call_tool_once(tool, arguments, on_progress)
         except Exception as error:
+            if self._stepped_up():
+                raise NeedsAuthError(self._sign_in_message()) from error
             if not self._session_expired(error):
                 raise
         await self._new_session()
@@ -449,9 +462,12 @@ class McpConnection:
         """A read-only request (`list_resources`, `read_resource`, …): retried once after 250 ms."""
         for attempt in (0, 1):
             session = await self._session()
+            self._challenged_scope = None
             try:
-                return await getattr(session, method)(**kwargs)
+                return await self._until_closed(getattr(session, method)(**kwargs))
             except Exception as error:
+                if self._stepped_up():
+                    raise NeedsAuthError(self._sign_in_message()) from error
                 if attempt:
                     raise
                 if self._session_expired(error):
@@ -459,6 +475,22 @@ class McpConnection:
                 else:
                     await asyncio.sleep(0.25)
         raise AssertionError("unreachable")
+
+    async def _until_closed(self, work: Awaitable[Any]) -> Any:
+        """`work`'s result, or `Connection closed` as soon as the transport ends."""
+        live = self._live
+        task = asyncio.ensure_future(work)
+        if live is None:
+            return await task
+        ended = asyncio.ensure_future(live.closed.wait())
+        try:
+            done, _ = await asyncio.wait({task, ended}, return_when="FIRST_COMPLETED")
+        finally:
+            ended.cancel()
+        if task not in done:
+            task.cancel()
+            raise ConnectionClosedError("Connection closed" + self._tail(live))
+        return task.result()
 
     async def close(self) -> None:
         """End the connection (stdio: pi's close sequence) and wait for it to be gone."""

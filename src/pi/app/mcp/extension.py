@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi.app.mcp.config import McpConfig, load_mcp_config, merge_registered
+from pi.app.mcp.prompt_section import SECTION_MESSAGE_TYPE, PromptSections
 
 if TYPE_CHECKING:
     from pi.app.extensions.api import ExtensionAPI
@@ -50,6 +51,7 @@ class McpExtensionState:
         self.trusted = trusted
         self.manager: McpManager | None = None
         self.first_prompt = True
+        self.sections = PromptSections()
 
     def resolve_agent_dir(self) -> Path:
         if self.agent_dir is not None:
@@ -121,6 +123,8 @@ class McpExtension:
         pi.on("turn_start", self.on_turn_start)
         pi.on("session_shutdown", self.on_session_shutdown)
         pi.on("mcp_servers_change", self.on_servers_change)
+        pi.on("session_compact", self.on_context_replaced)
+        pi.on("session_tree", self.on_context_replaced)
         pi.register_command("mcp", self.mcp_command, description="Show MCP servers and their state")
 
     def _registrations(self) -> list[tuple[str, dict[str, Any], str]]:
@@ -162,7 +166,7 @@ class McpExtension:
 
             if not await manager.wait_for_direct(state.wait_s):
                 notify(ctx, STILL_CONNECTING_NOTICE, "info")
-        return _system_prompt_result(event, manager)
+        return _system_prompt_result(event, manager, state.sections)
 
     async def on_tool_call(self, event: Any, _ctx: Any) -> None:
         """Tools that reach MCP tools wait for the servers they may reach (all, or the named ones)."""
@@ -197,9 +201,13 @@ class McpExtension:
         if report:
             notify(ctx, report)
 
+    async def on_context_replaced(self, _event: Any, _ctx: Any) -> None:
+        self.state.sections.forget_updates()
+
     async def on_session_shutdown(self, _event: Any, _ctx: Any) -> None:
         manager, self.state.manager = self.state.manager, None
         self.state.first_prompt = True
+        self.state.sections = PromptSections()
         if manager is not None:
             await manager.shutdown()
 
@@ -229,14 +237,18 @@ def create_mcp_extension(
     return setup
 
 
-def _system_prompt_result(event: Any, manager: McpManager) -> dict[str, Any] | None:
+def _system_prompt_result(event: Any, manager: McpManager, sections: PromptSections) -> dict[str, Any] | None:
     from pi.app.mcp.prompt_section import mcp_servers_section
 
     section = mcp_servers_section((c.server, c.instructions) for c in manager.connections.values())
-    if not section:
-        return None
-    base = str(getattr(event, "system_prompt", "") or "")
-    return {"systemPrompt": f"{base}\n\n{section}" if base else section}
+    in_prompt, update = sections.next(section)
+    result: dict[str, Any] = {}
+    if in_prompt:
+        base = str(getattr(event, "system_prompt", "") or "")
+        result["systemPrompt"] = f"{base}\n\n{in_prompt}" if base else in_prompt
+    if update is not None:
+        result["message"] = {"customType": SECTION_MESSAGE_TYPE, "content": update, "display": False}
+    return result or None
 
 
 def _register_resource_tools(pi: ExtensionAPI, state: McpExtensionState) -> None:

@@ -193,7 +193,7 @@ class McpManager:
                 continue
             state = load_credentials(self.agent_dir, connection.server) or {}
             token = access_token(state)
-            if token is None or token == self._rejected.get(connection.name):
+            if token is None or token == self._rejected.get(connection.name) or "stepUpScope" in state:
                 continue
             self._rejected[connection.name] = token
             self._reconnecting.add(connection.name)

@@ -180,6 +180,37 @@ async def _refresh_request(state: dict[str, Any], server: ServerConfig) -> dict[
     return body if isinstance(body, dict) and isinstance(body.get("access_token"), str) else None
 
 
+def provider_token(agent_dir: Path, provider: str) -> str | None:
+    """`auth: {provider}`: the key or login token `/login <provider>` stored in auth.json."""
+    from pi.app.auth import AuthStorage
+
+    return AuthStorage(agent_dir / "auth.json").stored_api_key(provider)
+
+
+def insufficient_scope(response: Any) -> str | None:
+    """The scope a `403` with `WWW-Authenticate: Bearer error="insufficient_scope"` names ("" when
+    it names none); None for any other response."""
+    if response.status_code != 403:
+        return None
+    from mcp.client.auth.utils import extract_field_from_www_auth, extract_scope_from_www_auth
+
+    if extract_field_from_www_auth(response, "error") != "insufficient_scope":
+        return None
+    return extract_scope_from_www_auth(response) or ""
+
+
+def record_step_up(agent_dir: Path, server: ServerConfig, scope: str) -> None:
+    """Keep the scope an `insufficient_scope` answer named, for the next sign-in to add to the granted
+    ones (an empty challenge asks for the granted scopes again)."""
+    from pi.app.mcp.oauth_client import union
+
+    state = load_credentials(agent_dir, server)
+    if state is None:
+        return
+    state["stepUpScope"] = union(state.get("stepUpScope"), scope) or ""
+    save_credentials(agent_dir, server, state)
+
+
 async def token_for_connect(agent_dir: Path, server: ServerConfig) -> str | None:
     """The access token to send: the stored one, refreshed first when it has expired."""
     state = load_credentials(agent_dir, server) or {}
@@ -193,8 +224,11 @@ __all__ = [
     "StateStorage",
     "access_token",
     "can_refresh",
+    "insufficient_scope",
     "is_expired",
     "lock_path",
+    "provider_token",
+    "record_step_up",
     "refresh",
     "store_tokens",
     "token_for_connect",

@@ -1,7 +1,9 @@
 """The `mcp_servers` system-prompt section: servers whose tools the model does not see declared.
 
 The model needs to know such servers exist to look for their tools (codemode's `searchTools`, or
-`tool_search`). The section stays small: one line per server, at most 4096 characters.
+`tool_search`). The section stays small: one line per server, at most 4096 characters. It goes
+into the system prompt once; later versions are appended as messages, so the request prefix that
+providers cache stays the same for the whole session.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from pi.app.mcp.naming import namespace_name
 
 MAX_SECTION_CHARS = 4096
 MAX_SUMMARY_CHARS = 250
+SECTION_MESSAGE_TYPE = "mcp_servers"
+NO_SERVERS_LEFT = "MCP servers whose tools are not declared to you: none any more."
 Reach = Literal["codemode", "tool_search"]
 
 
@@ -78,4 +82,38 @@ def mcp_servers_section(servers: Iterable[tuple[ServerConfig, str | None]]) -> s
     return "\n".join(lines)
 
 
-__all__ = ["MAX_SECTION_CHARS", "ServerSummary", "mcp_servers_section", "reach_of"]
+class PromptSections:
+    """Which version of the section the model has seen, from one prompt of a session to the next.
+
+    The first prompt puts the section in the system prompt, and every later prompt repeats that
+    same text there. When the section changes, the new version is sent once as a message after the
+    prompt instead, and later prompts compare against it."""
+
+    def __init__(self) -> None:
+        self.in_prompt: str | None = None
+        self.announced: str | None = None
+
+    def next(self, section: str) -> tuple[str, str | None]:
+        """`(section for the system prompt, new version to append or None)` for this prompt."""
+        if self.in_prompt is None:
+            self.in_prompt = self.announced = section
+            return section, None
+        if section == self.announced:
+            return self.in_prompt, None
+        self.announced = section
+        return self.in_prompt, section or NO_SERVERS_LEFT
+
+    def forget_updates(self) -> None:
+        """The appended versions may be gone from the context (compaction, another branch): the next
+        prompt appends the current section again unless it is the one in the system prompt."""
+        self.announced = self.in_prompt
+
+
+__all__ = [
+    "MAX_SECTION_CHARS",
+    "SECTION_MESSAGE_TYPE",
+    "PromptSections",
+    "ServerSummary",
+    "mcp_servers_section",
+    "reach_of",
+]

@@ -50,6 +50,24 @@ def copilot_models(models: list[Model], entry: Mapping[str, Any]) -> list[Model]
     return out
 
 
+def copilot_shaping(entry: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What of a Copilot login the model list depends on: the Enterprise host, the available ids and
+    the endpoint its token names. A refresh that changes any of them must rebuild the model list."""
+    if entry is None:
+        return None
+    from pi.app.oauth.flows.github_copilot import copilot_base_url
+
+    access = entry.get("access")
+    enterprise = entry.get("enterpriseUrl")
+    return {
+        "enterpriseUrl": enterprise,
+        "availableModelIds": entry.get("availableModelIds"),
+        "baseUrl": copilot_base_url(
+            access if isinstance(access, str) else "", enterprise if isinstance(enterprise, str) else None
+        ),
+    }
+
+
 def apply_oauth_models(models: list[Model], entries: Mapping[str, dict[str, Any]]) -> list[Model]:
     """`models` as the stored OAuth logins (`entries`, by provider) shape them."""
     from pi.app.oauth.registry import registered_modifiers
@@ -76,4 +94,4 @@ def _modified(models: list[Model], provider: str, modify: ModelModifier, entry: 
     return others + [m for m in changed if isinstance(m, Model)]
 
 
-__all__ = ["COPILOT_DEFAULT_BASE", "ModelModifier", "apply_oauth_models", "copilot_models"]
+__all__ = ["COPILOT_DEFAULT_BASE", "ModelModifier", "apply_oauth_models", "copilot_models", "copilot_shaping"]

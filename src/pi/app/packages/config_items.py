@@ -4,7 +4,9 @@ Three kinds of rows, per scope (user: `~/.pi/agent/settings.json`, project: `<cw
 
 - built-in extensions, switched by `-builtin:<name>` / `+builtin:<name>` in the scope's `extensions`
   (a project entry overrides the user one);
-- extensions found in the scope's own `extensions/` directory, switched by `-extensions/<file>`;
+- the scope's own extensions, skills, prompt templates and themes (its directories and the paths its
+  settings list, `pi.app.packages.config_local`), switched by `-<path>` / `+<path>` in the scope's list
+  of that kind (`-extensions/<file>`, `-skills/<name>`);
 - what each package declares (extensions, skills, prompt templates, themes), switched by `+path` /
   `-path` filters of the package's entry. In the project scope the user's packages are listed too;
   switching one of them writes a project entry with `autoload: false`, a filtering delta that leaves
@@ -55,12 +57,12 @@ def builtin_names() -> list[str]:
     return list(BUILTINS)
 
 
-def _patterns(settings: dict[str, Any]) -> list[str]:
-    value = settings.get("extensions")
+def _patterns(settings: dict[str, Any], kind: str = "extensions") -> list[str]:
+    value = settings.get(kind)
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def _switched(patterns: list[str], path: str, default: bool) -> bool:
+def switched(patterns: list[str], path: str, default: bool) -> bool:
     """The state `patterns` leave `path` in: the last `+path`/`-path` (or `!glob` match) decides."""
     import fnmatch
 
@@ -102,20 +104,25 @@ class ConfigModel:
         rows = []
         for name in builtin_names():
             path = f"builtin:{name}"
-            enabled = _switched(project, path, _switched(user, path, True))
+            enabled = switched(project, path, switched(user, path, True))
             rows.append(ConfigItem(f"builtin:{name}", "Built-in extensions", "extensions", path, enabled))
         return rows
 
     def _local_items(self, scope: Scope) -> list[ConfigItem]:
-        from pi.app.packages.contents import discover_contents
+        from pi.app.packages.config_local import local_resources
 
         base = self.store.settings_dir(scope)
-        declared = discover_contents(base).resources["extensions"] if (base / "extensions").is_dir() else []
-        patterns = _patterns(self._settings(scope))
-        title = "User extensions" if scope == "user" else "Project extensions"
+        owner = "User" if scope == "user" else "Project"
         return [
-            ConfigItem(f"{scope}:{p}", title, "extensions", p, _switched(patterns, p, True), location=str(base / p))
-            for p in declared
+            ConfigItem(
+                f"{scope}:{r.kind}:{r.path}" if r.kind != "extensions" else f"{scope}:{r.path}",
+                f"{owner} {r.kind}",
+                r.kind,
+                r.path,
+                r.enabled,
+                location=str(r.location),
+            )
+            for r in local_resources(scope, base, self.store.cwd, self._settings(scope))
         ]
 
     def _entries(self, scope: Scope, data: dict[str, Any] | None = None) -> list[PackageEntry]:
@@ -190,14 +197,16 @@ class ConfigModel:
             self._set_package_resource(scope, item, enabled)
             return
         data = self._settings(scope)
-        patterns = [p for p in _patterns(data) if not (p[:1] in "+-" and p[1:].strip() == item.path)]
-        others = [v for v in data.get("extensions", []) if not isinstance(v, str)] if "extensions" in data else []
+        kind = item.kind
+        patterns = [p for p in _patterns(data, kind) if not (p[:1] in "+-" and p[1:].strip() == item.path)]
+        listed = data.get(kind)
+        others = [v for v in listed if not isinstance(v, str)] if isinstance(listed, list) else []
         inherited = True
         if item.path.startswith("builtin:") and scope == "project":
-            inherited = _switched(_patterns(self._settings("user")), item.path, True)
-        if _switched(patterns, item.path, inherited) != enabled:
+            inherited = switched(_patterns(self._settings("user")), item.path, True)
+        if switched(patterns, item.path, inherited) != enabled:
             patterns.append(("+" if enabled else "-") + item.path)
-        data["extensions"] = [*patterns, *others]
+        data[kind] = [*patterns, *others]
         self._write(scope, data)
         item.enabled = enabled
 
@@ -250,4 +259,4 @@ class ConfigModel:
         return False
 
 
-__all__ = ["TYPE_TITLES", "UNTRUSTED_CONFIG", "ConfigItem", "ConfigModel", "builtin_names"]
+__all__ = ["TYPE_TITLES", "UNTRUSTED_CONFIG", "ConfigItem", "ConfigModel", "builtin_names", "switched"]

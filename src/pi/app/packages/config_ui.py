@@ -1,6 +1,6 @@
 """`pi config`: a terminal panel that switches resources and built-in extensions on and off.
 
-The rows come from `ConfigModel` (built-ins, the scope's own extensions, what each package declares);
+The rows come from `ConfigModel` (built-ins, the scope's own resources, what each package declares);
 Enter or Space flips a row and the switch is saved at once. Tab moves between the user and the
 project scope (project only when trusted). Esc closes the panel.
 """

@@ -4,8 +4,11 @@ Called on every start and reload, so it stays cheap when no package is configure
 `packages` lists of the user settings and (when the project is trusted) the project settings, and
 returns at once when both are empty, without importing the install machinery. Otherwise it resolves
 each effective package (user/project precedence, filters), installs configured packages that are
-missing (unless offline; failures are warnings and are retried next start), and collects what the
-filters selected.
+missing (unless offline), and collects what the filters selected.
+
+A missing package is installed at most once per process, announced through the caller's `notice`
+(`Installing <source>...`); a failure is a warning, and the next start or `/reload`
+(`forget_install_attempts`) tries again. When everything is installed no network or pip work happens.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -100,25 +103,22 @@ def package_resources(
     warnings: list[str],
     offline: bool | None = None,
     install_missing: bool = True,
+    notice: Callable[[str], None] | None = None,
 ) -> PackageResourcePaths:
     """The resources of the packages in settings (project packages only when `project_trusted`).
 
     Problems (bad entries, failed installs, module name clashes) are appended to `warnings`; they are
-    never fatal. `offline` defaults to `PI_OFFLINE`; offline, missing packages are skipped.
+    never fatal. `offline` defaults to `PI_OFFLINE`; offline, missing packages are skipped. `notice`
+    is told of each install before it starts.
     """
     if not _configured(agent_dir, cwd, project_trusted, warnings):
         return PackageResourcePaths()
-    from pi.app.packages.install import PackageStore
     from pi.app.packages.resolve import resolve_packages
 
-    store = PackageStore(agent_dir, cwd, project_trusted, offline=offline_from_env() if offline is None else offline)
+    store = _store(agent_dir, cwd, project_trusted, offline)
     scratch: list[str] = []
     packages = resolve_packages(store, scratch)
-    if install_missing and any(not p.installed and p.source.kind != "local" for p in packages) and not store.offline:
-        failures: list[str] = []
-        _install_missing(store, packages, failures)
-        scratch.extend(failures)
-        _log_once(failures)
+    if install_missing and _install_once(store, packages, scratch, notice):
         packages = resolve_packages(store, [])
     for package in packages:
         if not package.installed:
@@ -128,6 +128,77 @@ def package_resources(
                 scratch.append(f"Package {package.source.raw} is not installed (offline mode)")
     warnings.extend(dict.fromkeys(scratch))
     return collect_resources([p for p in packages if p.installed], warnings)
+
+
+def install_missing_packages(
+    agent_dir: Path,
+    cwd: Path,
+    *,
+    project_trusted: bool,
+    warnings: list[str],
+    notice: Callable[[str], None] | None = None,
+    offline: bool | None = None,
+) -> None:
+    """Install the configured packages that are missing, before anything of the session is shown.
+
+    Cheap when no package is configured or all are installed (settings and install paths are read,
+    nothing is imported from pip or git). Each package is tried once per process (see the module
+    docstring); failures go to `warnings` and are logged.
+    """
+    if not _configured(agent_dir, cwd, project_trusted, warnings):
+        return
+    from pi.app.packages.resolve import resolve_packages
+
+    store = _store(agent_dir, cwd, project_trusted, offline)
+    _install_once(store, resolve_packages(store, warnings), warnings, notice)
+
+
+def _store(agent_dir: Path, cwd: Path, project_trusted: bool, offline: bool | None) -> PackageStore:
+    from pi.app.packages.install import PackageStore
+
+    return PackageStore(agent_dir, cwd, project_trusted, offline=offline_from_env() if offline is None else offline)
+
+
+_attempted: set[tuple[str, str, str]] = set()
+"""(settings dir, scope, identity) of every install tried in this process."""
+
+
+def forget_install_attempts() -> None:
+    """Let missing packages be tried again (a `/reload` retries failed installs)."""
+    _attempted.clear()
+
+
+def _install_once(
+    store: PackageStore, packages: list[ResolvedPackage], warnings: list[str], notice: Callable[[str], None] | None
+) -> bool:
+    """Install the missing, not yet tried packages (none offline); True when some install was tried."""
+    if store.offline:
+        return False
+    pending: list[ResolvedPackage] = []
+    for package in packages:
+        key = (str(store.settings_dir(package.scope)), package.scope, package.source.identity)
+        if package.installed or package.source.kind == "local" or key in _attempted:
+            continue
+        _attempted.add(key)
+        pending.append(package)
+    if not pending:
+        return False
+    failures: list[str] = []
+    run_to_completion(_install_each(store, pending, failures, notice))
+    warnings.extend(failures)
+    _log_once(failures)
+    return True
+
+
+async def _install_each(
+    store: PackageStore, packages: list[ResolvedPackage], failures: list[str], notice: Callable[[str], None] | None
+) -> None:
+    from pi.app.packages.resolve import install_missing
+
+    for package in packages:
+        if notice is not None:
+            notice(f"Installing {package.source.raw}...")
+        await install_missing(store, [package], failures)
 
 
 _logged: set[str] = set()
@@ -155,13 +226,6 @@ def run_to_completion(work: Coroutine[Any, Any, object]) -> None:
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         pool.submit(asyncio.run, work).result()
-
-
-def _install_missing(store: PackageStore, packages: list[ResolvedPackage], warnings: list[str]) -> None:
-    """Run the async installer to completion, also when called from inside a running event loop."""
-    from pi.app.packages.resolve import install_missing
-
-    run_to_completion(install_missing(store, packages, warnings))
 
 
 def collect_resources(packages: list[ResolvedPackage], warnings: list[str]) -> PackageResourcePaths:
@@ -250,6 +314,8 @@ __all__ = [
     "PackageEntryPoint",
     "PackageResourcePaths",
     "collect_resources",
+    "forget_install_attempts",
+    "install_missing_packages",
     "module_clashes",
     "offline_from_env",
     "package_resources",

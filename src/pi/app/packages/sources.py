@@ -21,6 +21,14 @@ _SCP_FORM = re.compile(r"^(?P<user>[^@/:]+)@(?P<host>[^:/]+):(?P<path>.+)$")
 _URL_FORM = re.compile(r"^(?P<scheme>[a-z+]+)://(?:[^@/]+@)?(?P<host>[^/:]+)(?::\d+)?(?P<path>/.*)?$")
 
 
+_PACKAGE_PREFIXES = ("pypi:", "git:", "git+", "npm:", "github:", "http://", "https://", "ssh://", "git://")
+
+
+def is_package_source(text: str) -> bool:
+    """Whether a `-e` argument names a package source (rather than a file, directory or `builtin:` name)."""
+    return text.strip().startswith(_PACKAGE_PREFIXES)
+
+
 class PackageSourceError(ValueError):
     """A source that names no package pi can install; the message says what to use instead."""
 

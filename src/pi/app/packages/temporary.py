@@ -6,6 +6,10 @@ so two spellings with different versions or refs get separate copies. Each use r
 pip upgrades an unpinned requirement, git fetches and resets unless the ref is the checked-out commit.
 When offline or when the check fails, the cached copy is used (with a warning); without one, the
 source cannot load.
+
+One start asks for a source several times (the trust pass, the resource loader, the extension
+loader): `checked_temporary_package` checks it once and hands the same answer to each, until
+`forget_checked_temporary_packages` (on `/reload`) asks for a fresh check.
 """
 
 from __future__ import annotations
@@ -36,19 +40,13 @@ from pi.app.packages.sources import (
     NPM_NOT_SUPPORTED,
     PackageSource,
     PackageSourceError,
+    is_package_source,
     parse_source,
 )
-
-_PACKAGE_PREFIXES = ("pypi:", "git:", "npm:", "github:", "http://", "https://", "ssh://", "git://")
 
 
 class TemporaryPackageError(Exception):
     """A `-e` package source with no usable copy; the message says why."""
-
-
-def is_package_source(text: str) -> bool:
-    """Whether a `-e` argument names a package source (rather than a file, directory or `builtin:` name)."""
-    return text.strip().startswith(_PACKAGE_PREFIXES)
 
 
 def temporary_root(agent_dir: Path) -> Path:
@@ -174,10 +172,44 @@ def resolve_temporary_package(
     return collect_resources([_resolved(parsed, path)], warnings)
 
 
+_checked: dict[tuple[str, Path, Path], tuple[PackageResourcePaths | TemporaryPackageError, list[str]]] = {}
+
+
+def checked_temporary_package(
+    source: str, agent_dir: Path, cwd: Path, *, warnings: list[str], offline: bool | None = None
+) -> PackageResourcePaths:
+    """`resolve_temporary_package`, checked once until `forget_checked_temporary_packages`.
+
+    Every caller gets the first check's warnings and its result (or its error, raised again).
+    """
+    key = (source, agent_dir, cwd)
+    if key not in _checked:
+        found: list[str] = []
+        try:
+            outcome: PackageResourcePaths | TemporaryPackageError = resolve_temporary_package(
+                source, agent_dir, cwd, warnings=found, offline=offline
+            )
+        except TemporaryPackageError as error:
+            outcome = error
+        _checked[key] = (outcome, found)
+    outcome, found = _checked[key]
+    warnings.extend(found)
+    if isinstance(outcome, TemporaryPackageError):
+        raise TemporaryPackageError(str(outcome))
+    return outcome
+
+
+def forget_checked_temporary_packages() -> None:
+    """Let the next `checked_temporary_package` check its source again (a reload re-checks `-e` packages)."""
+    _checked.clear()
+
+
 __all__ = [
     "NPM_NOT_SUPPORTED",
     "TemporaryPackageError",
     "cache_path",
+    "checked_temporary_package",
+    "forget_checked_temporary_packages",
     "is_package_source",
     "resolve_temporary_package",
     "temporary_root",

@@ -1,6 +1,6 @@
 """InteractiveApp: the terminal UI of one session, from the first frame to the resume hint.
 
-It owns the terminal and the TUI, builds the layout, turns keys into actions (`keys_dispatch`),
+It owns the terminal and the TUI, builds the layout, turns keys into actions (`keys_dispatch`, `key_actions`),
 session events into screen changes (`session_binding`), and the editor's text into prompts, queued
 messages, `!` commands or slash commands. Slash-command handlers and pickers see it through the
 `InteractiveApi` surface (`session`, `settings`, `theme`, `chat`, `show_selector`, ...).
@@ -15,7 +15,7 @@ import os
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi.app.modes.interactive.chat_view import ChatView
 from pi.app.modes.interactive.footer import Footer
@@ -23,6 +23,7 @@ from pi.app.modes.interactive.header import Header, ResourcesView
 from pi.app.modes.interactive.keys_dispatch import KeyDispatch
 from pi.app.modes.interactive.layout import EditorSlot, Layout
 from pi.app.modes.interactive.local_commands import LocalCommands
+from pi.app.modes.interactive.pasted_images import PastedImages
 from pi.app.modes.interactive.project_files import list_project_files
 from pi.app.modes.interactive.queue_view import PendingArea, QueueView
 from pi.app.modes.interactive.session_binding import SessionBinding
@@ -127,6 +128,7 @@ class InteractiveApp:
         self.binding = SessionBinding(self)
         self.chat.on_tick_needed = self.ensure_ticking
         self.bash = UserBashRunner(self)
+        self.pasted_images = PastedImages(session.cwd)
         self.exit_code = 0
         self._done: asyncio.Future[int] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -399,7 +401,7 @@ class InteractiveApp:
         if follow_up and self.session.is_streaming and not text.startswith(("/", "!")):
             self.editor.clear()
             self.editor.add_to_history(text)
-            self.spawn(self.session.prompt(text, streaming_behavior="followUp", source="interactive"))
+            self.spawn(self._prompt(text, None, "followUp"))
             return
         self.editor.submit()
 
@@ -410,9 +412,11 @@ class InteractiveApp:
             return
         if text.startswith("/") and self.commands.try_run(text):
             self.editor.add_to_history(text)
+            self.pasted_images.clear()
             return
         if text.startswith("!") and text.lstrip("!").strip():
             self.editor.add_to_history(text)
+            self.pasted_images.clear()
             self.bash.start(text)
             return
         self.editor.add_to_history(text)
@@ -421,82 +425,19 @@ class InteractiveApp:
         if compacting(self):
             hold_for_compaction(self, text)
             return
-        if self.session.is_streaming:
-            self.spawn(self.session.prompt(text, images, streaming_behavior="steer", source="interactive"))
-            return
-        self.spawn(self._prompt(text, images))
+        self.spawn(self._prompt(text, images, "steer" if self.session.is_streaming else None))
 
-    async def _prompt(self, text: str, images: list[Any] | None) -> None:
+    async def _prompt(self, text: str, images: list[Any] | None, behavior: Literal["steer", "followUp"] | None) -> None:
+        """Send `text` with its images, and those of image files pasted into it (`pasted_images`)."""
         from pi.app.agent_session import NoApiKeyError
 
+        setting = self.settings.get("images")
+        auto_resize = not (isinstance(setting, dict) and setting.get("autoResize") is False)
+        images = [*(images or []), *await self.pasted_images.take(text, auto_resize=auto_resize)]
         try:
-            await self.session.prompt(text, images or None, source="interactive")
+            await self.session.prompt(text, images or None, streaming_behavior=behavior, source="interactive")
         except NoApiKeyError as exc:
             self.show_error(str(exc))
-
-    # --- actions behind keys --------------------------------------------------------------------------
-    def on_escape(self, *, double: bool) -> None:
-        """Esc: cancel compaction, retry or a running `!` command; abort the run, restoring the queue."""
-        session = self.session
-        if self.binding.compacting or session.is_compacting:
-            session.abort_compaction()
-        elif self.binding.retrying:
-            session.abort_retry()
-        elif self.bash.running:
-            session.abort_bash()
-        elif session.is_streaming:
-            self._restore_queue()
-            self.spawn(session.abort())
-        elif self.editor.is_bash_mode():
-            self.editor.clear()
-        elif double and self.editor.is_empty():
-            self.commands.double_escape()
-        self.request_render()
-
-    def _restore_queue(self) -> int:
-        """Move every queued message into the editor, before what is typed there; returns how many."""
-        steering, follow_up = self.session.clear_queue()
-        texts = [*steering, *follow_up, *self.queue.compaction_queue]
-        self.queue.compaction_queue.clear()
-        if not texts:
-            return 0
-        current = self.editor.get_text()
-        self.editor.set_text("\n\n".join([*texts, current] if current else texts))
-        self.queue.set_queues([], [])
-        return len(texts)
-
-    def restore_queue_to_editor(self) -> None:
-        count = self._restore_queue()
-        if count == 0:
-            self.show_status("No queued messages to restore")
-        else:
-            self.show_status(f"Restored {count} queued message{'s' if count != 1 else ''} to editor")
-
-    def toggle_thinking_blocks(self) -> None:
-        hidden = not self.chat.hide_thinking
-        self.chat.set_thinking_hidden(hidden)
-        self.settings.set("hideThinkingBlock", hidden)
-        self.show_status(f"Thinking blocks: {'hidden' if hidden else 'visible'}")
-
-    def cycle_thinking_level(self) -> None:
-        level = self.session.cycle_thinking_level()
-        if level is None:
-            self.show_status("Current model does not support thinking")
-            return
-        self.editor.thinking_level = level
-        self.footer.invalidate()
-        self.show_status(f"Thinking level: {level}")
-
-    def cycle_model(self, *, forward: bool) -> None:
-        from pi.app.modes.interactive.model_cycle import cycle_model
-
-        message = cycle_model(self.session, forward=forward)
-        self.editor.thinking_level = self.session.thinking_level
-        self.footer.refresh()
-        self.show_status(message)
-
-    def open_model_selector(self) -> None:
-        self.commands.try_run("/model")
 
     # --- `!` commands --------------------------------------------------------------------------------
     def bash_output(self, delta: str) -> None:

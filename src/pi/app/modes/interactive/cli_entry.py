@@ -69,10 +69,17 @@ async def _run_from_cli(
 ) -> int:
     from pi.app.modes.interactive import run_interactive_mode
     from pi.app.modes.interactive.context import InteractiveContext
+    from pi.app.modes.interactive.missing_cwd import resolve_at_startup
     from pi.app.paths import agent_dir
 
     settings = session.settings
     tui_mode = args.tui_mode or settings.get("tuiMode")
+    # `--session` and `-r` (which picks one) name a stored session; its folder may be gone.
+    asks = bool(args.session) and first_frame is None
+    if asks and not await resolve_at_startup(
+        session, agent_dir(), tui_mode=str(tui_mode or ""), theme_name=args.use_theme
+    ):
+        return 0
     scope = [m.id for m, _ in session.scoped_models] if args.models is not None or settings.get("enabledModels") else []
     context = InteractiveContext(
         agent_dir=agent_dir(),

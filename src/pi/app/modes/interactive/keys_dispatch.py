@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from pi.app.modes.interactive import key_actions
+from pi.tui.editor_keys import PASTE_END, PASTE_START, normalize_paste
+
 if TYPE_CHECKING:
     from pi.app.modes.interactive.app import InteractiveApp
 
@@ -45,6 +48,9 @@ class KeyDispatch:
 
     def before_editor(self, data: str) -> bool:
         app = self.app
+        if data.startswith(PASTE_START):  # the editor inserts it; the app notes image files it names
+            app.pasted_images.note_paste(normalize_paste(data[len(PASTE_START) :].removesuffix(PASTE_END)))
+            return False
         if self.extension_keys is not None and self.extension_keys(data):
             return True
         action = app.keybindings.action_for(data, list(_BEFORE))
@@ -53,19 +59,19 @@ class KeyDispatch:
         if action == "app.message.followUp":
             app.submit_from_editor(follow_up=True)
         elif action == "app.message.dequeue":
-            app.restore_queue_to_editor()
+            key_actions.restore_queue_to_editor(app)
         elif action == "app.tools.expand":
             app.set_tools_expanded(not app.chat.tools_expanded, announce=True)
         elif action == "app.thinking.toggle":
-            app.toggle_thinking_blocks()
+            key_actions.toggle_thinking_blocks(app)
         elif action == "app.thinking.cycle":
-            app.cycle_thinking_level()
+            key_actions.cycle_thinking_level(app)
         elif action == "app.model.cycleForward":
-            app.cycle_model(forward=True)
+            key_actions.cycle_model(app, forward=True)
         elif action == "app.model.cycleBackward":
-            app.cycle_model(forward=False)
+            key_actions.cycle_model(app, forward=False)
         elif action == "app.model.select":
-            app.open_model_selector()
+            app.commands.try_run("/model")
         elif action == "app.suspend":
             app.tui.suspend()
         elif action == "app.editor.external":
@@ -96,7 +102,7 @@ class KeyDispatch:
         if action == "app.interrupt":
             double = now - self.last_escape <= DOUBLE_PRESS_SECONDS
             self.last_escape = now
-            app.on_escape(double=double)
+            key_actions.on_escape(app, double=double)
             return True
         return False
 

@@ -9,9 +9,8 @@ and Esc save nothing. The answer is returned so the caller can load the settings
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -100,44 +99,32 @@ async def _show_question(
 ) -> TrustChoice | None:
     from pi.app.modes.interactive import resolve_theme
     from pi.app.modes.interactive.context import InteractiveContext
+    from pi.app.modes.interactive.own_screen_dialog import ask_on_own_screen
     from pi.app.modes.interactive.pickers.dialogs import SelectDialog
     from pi.app.trust import trust_prompt_options, trust_prompt_title
-    from pi.tui.component import Container
     from pi.tui.keybindings import load_keybindings
     from pi.tui.terminal import TtyTerminal
-    from pi.tui.tui import TUI
 
     term = terminal if terminal is not None else TtyTerminal()
     context = InteractiveContext(agent_dir=agent_dir, cwd=cwd, theme_name=theme_name)
     theme = resolve_theme(context, settings_theme, term)
     keybindings = load_keybindings(agent_dir / "keybindings.json")
     options = trust_prompt_options(cwd)
-    answer: asyncio.Future[TrustChoice | None] = asyncio.get_running_loop().create_future()
-
-    def done(choice: TrustChoice | None) -> None:
-        if not answer.done():
-            answer.set_result(choice)
-
     title, *message = trust_prompt_title(cwd).split("\n")
-    dialog = SelectDialog(
-        title,
-        [label for _, label in options],
-        theme,
-        keybindings,
-        message=message,
-        on_select=lambda index: done(options[index][0]),
-        on_cancel=lambda: done(None),
-    )
-    tui = TUI(term, Container(), Container([dialog]), mode="regular" if tui_mode == "regular" else "fullscreen")
-    tui.theme = theme
-    term.on_terminate = lambda _signum: done(None)
-    tui.start()
-    tui.set_focus(dialog)
-    try:
-        return await answer
-    finally:
-        tui.stop("resume-hint")
-        term.restore()
+
+    def dialog(done: Callable[[TrustChoice | None], None]) -> SelectDialog:
+        return SelectDialog(
+            title,
+            [label for _, label in options],
+            theme,
+            keybindings,
+            message=message,
+            on_select=lambda index: done(options[index][0]),
+            on_cancel=lambda: done(None),
+        )
+
+    choice: TrustChoice | None = await ask_on_own_screen(term, theme, tui_mode, dialog, None)
+    return choice
 
 
 __all__ = ["UNTRUSTED_NOTICE", "ask_project_trust", "trust_question_needed", "untrusted_notice"]

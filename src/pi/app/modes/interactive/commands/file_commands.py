@@ -105,11 +105,16 @@ async def cmd_import(api: InteractiveApi, args: str) -> None:
         return
 
     def answered(yes: bool) -> None:
+        from pi.app.modes.interactive.missing_cwd import ask_in_app
+
         api.close_selector()
-        if yes:
-            api.spawn(_import(api, source, raw))
-        else:
+        if not yes:
             api.show_status("Import cancelled")
+        elif not ask_in_app(api, source, None, chosen, lambda: api.show_status("Import cancelled")):
+            chosen(str(source))
+
+    def chosen(path: str) -> None:
+        api.spawn(_import(api, Path(path), raw))
 
     dialog = confirm_dialog(
         "Import session", f"Replace current session with {raw}?", api.theme, api.keybindings, answered

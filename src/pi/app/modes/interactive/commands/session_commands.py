@@ -6,6 +6,8 @@ Each one uses the session's own methods (`new_session`, `switch_session`, `fork`
 
 from __future__ import annotations
 
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi.app.modes.interactive.commands.blocks import TextBlock, accent_line
@@ -68,14 +70,35 @@ async def _resume(api: InteractiveApi, info: SessionInfo) -> None:
     api.show_status("Resumed session" if not info.cwd or info.cwd == here else f"Resumed session in {info.cwd}")
 
 
+def _resume_path(api: InteractiveApi, info: SessionInfo, path: str) -> None:
+    """Resume `info`, or the fork made of it for the current directory (`path` then differs)."""
+    if path == str(info.path):
+        api.spawn(_resume(api, info))
+        return
+
+    async def resume_fork() -> None:
+        await api.session.switch_session(path)
+        api.rebuild_chat()
+        api.show_status("Resumed session")
+
+    api.spawn(resume_fork())
+
+
 def open_session_picker(api: InteractiveApi) -> None:
     def chosen(info: SessionInfo) -> None:
+        from pi.app.modes.interactive.missing_cwd import ask_in_app
+
         api.close_selector()
-        api.spawn(_resume(api, info))
+        switch = partial(_resume_path, api, info)
+        if not ask_in_app(api, info.path, Path(info.path).absolute().parent, switch, cancelled_status):
+            api.spawn(_resume(api, info))
+
+    def cancelled_status() -> None:
+        api.show_status("Resume cancelled")
 
     def cancelled() -> None:
         api.close_selector()
-        api.show_status("Resume cancelled")
+        cancelled_status()
 
     picker = SessionPicker(
         lambda scope: load_sessions(api, scope),

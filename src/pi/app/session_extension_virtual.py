@@ -1,0 +1,276 @@
+"""Virtual models: catalog entries whose extension picks the physical model of each request.
+
+`pi.register_virtual_model({provider, id, name, thinkingLevels?, contextWindow?, maxTokens?, input?,
+route})` lists `provider/id` in the model registry (`--model`, `/model`, `ctx.model_registry.find`),
+under a provider of its own. Before each request to it, `route(request, ctx)` (sync or async) gets a
+`ModelRouteRequest` and returns `{model, thinkingLevel?, state?}`: the request then goes to `model`
+(a catalog model, or `"provider/id"`) with that model's own credentials, at `thinkingLevel` when
+given (clamped to the model). `state` is kept on the session branch (a `pi.virtual-model-state`
+custom entry) and handed back as `request.state`, so routing follows the branch and survives a resume.
+
+Request reasons: `user` (the last message is the user's), `tool` (tool results to answer),
+`continuation` (anything else the loop sends), `retry` (the same request again after the previous one
+to this model failed: `failed` says which model and reply), `direct` (`ctx.model_registry.complete` or
+`stream_simple` called with the virtual model).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from pi.app.extensions.errors import ExtensionError
+from pi.app.extensions.results import result_field
+
+if TYPE_CHECKING:
+    from pi.ai.abort import AbortSignal
+    from pi.ai.options import StreamOptions
+    from pi.ai.types import Context, Model
+    from pi.app.session_extensions import SessionExtensions
+
+VIRTUAL_API = "pi-virtual"
+"""The `api` of virtual catalog entries; a request to one that is not routed fails."""
+STATE_ENTRY = "pi.virtual-model-state"
+"""`customType` of the session entry that keeps a router's state on the branch."""
+_NO_KEY = "pi-virtual"
+RouteReason = Literal["user", "tool", "continuation", "retry", "direct"]
+
+
+@dataclass
+class ModelRouteRequest:
+    """What `route(request, ctx)` is asked about one request."""
+
+    reason: RouteReason
+    model: Model
+    """The virtual catalog entry the request was made to."""
+    messages: list[Any]
+    thinking_level: str | None
+    """The level the user chose for the virtual model."""
+    state: Any = None
+    """The `state` the last route on this branch returned (None at first)."""
+    previous: dict[str, Any] | None = None
+    """`{model, thinking_level}` of the last route on this branch."""
+    failed: dict[str, Any] | None = None
+    """For `retry`: `{model, message}` of the request that failed."""
+    signal: AbortSignal | None = None
+
+
+@dataclass
+class VirtualModel:
+    model: Model
+    route: Any
+    extension_path: str
+
+
+@dataclass
+class _Failure:
+    model: Model
+    message: Any
+    message_count: int
+
+
+@dataclass
+class SessionVirtualModels:
+    """The virtual models of one session (all extension generations share it; a reload clears it)."""
+
+    owner: SessionExtensions
+    models: dict[tuple[str, str], VirtualModel] = field(default_factory=dict)
+    _failed: dict[tuple[str, str], _Failure | None] = field(default_factory=dict)
+    _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
+
+    # -- catalog ---------------------------------------------------------------------------------
+
+    def register(self, definition: Any, extension_path: str) -> None:
+        """Add or replace `provider/id`; ExtensionError (with the reason) for a definition that cannot work."""
+        from pi.ai.types import Model
+
+        provider = result_field(definition, "provider")
+        model_id = result_field(definition, "id")
+        if not isinstance(provider, str) or not provider or not isinstance(model_id, str) or not model_id:
+            raise ExtensionError("A virtual model needs a non-empty provider and id")
+        route = result_field(definition, "route")
+        if not callable(route):
+            raise ExtensionError(f'Virtual model "{provider}/{model_id}" must define route(request, ctx)')
+        registry = self.owner.session.model_registry
+        physical = [m for m in registry.provider_models(provider) if m.api != VIRTUAL_API]
+        if physical:
+            raise ExtensionError(
+                f'Virtual model "{provider}/{model_id}": provider "{provider}" already has models; '
+                "list virtual models under a provider name of their own"
+            )
+        levels = result_field(definition, "thinking_levels", "thinkingLevels")
+        model = Model(
+            id=model_id,
+            name=str(result_field(definition, "name") or model_id),
+            api=VIRTUAL_API,
+            provider=provider,
+            base_url=f"{VIRTUAL_API}://{provider}",
+            reasoning=bool(levels),
+            input=list(result_field(definition, "input") or ["text", "image"]),
+            context_window=int(result_field(definition, "context_window", "contextWindow") or 200_000),
+            max_tokens=int(result_field(definition, "max_tokens", "maxTokens") or 32_000),
+        )
+        self.models[(provider, model_id)] = VirtualModel(model, route, extension_path)
+        self._publish(provider)
+
+    def unregister(self, provider: str, model_id: str) -> None:
+        if self.models.pop((provider, model_id), None) is not None:
+            self._publish(provider)
+
+    def clear(self) -> None:
+        """Drop every virtual model (the extensions that routed them are gone)."""
+        providers = {provider for provider, _ in self.models}
+        self.models.clear()
+        for provider in providers:
+            self._publish(provider)
+
+    def _publish(self, provider: str) -> None:
+        """List the provider's virtual models in the model registry (or remove the provider when none is left)."""
+        registry = self.owner.session.model_registry
+        entries = [v.model for (p, _), v in self.models.items() if p == provider]
+        if not entries:
+            registry.unregister_provider(provider)
+            return
+        models = [
+            {
+                "id": m.id,
+                "name": m.name,
+                "reasoning": m.reasoning,
+                "input": list(m.input),
+                "contextWindow": m.context_window,
+                "maxTokens": m.max_tokens,
+            }
+            for m in entries
+        ]
+        config = {"baseUrl": entries[0].base_url, "api": VIRTUAL_API, "apiKey": _NO_KEY, "models": models}
+        registry.register_provider(provider, config)
+
+    def is_virtual(self, model: Model) -> bool:
+        return model.api == VIRTUAL_API and (model.provider, model.id) in self.models
+
+    # -- routing ---------------------------------------------------------------------------------
+
+    async def route(
+        self, model: Model, context: Context, options: StreamOptions, reason: RouteReason | None = None
+    ) -> tuple[Model, StreamOptions]:
+        """The physical model for this request and options carrying its credentials and thinking level."""
+        key = (model.provider, model.id)
+        virtual = self.models.get(key)
+        if virtual is None:
+            raise ExtensionError(f'Virtual model "{model.provider}/{model.id}" is not registered')
+        remembered = self._remembered(key)
+        failure = self._failed.pop(key, None)
+        if reason is None:
+            reason = self._reason(context, failure)
+        request = ModelRouteRequest(
+            reason=reason,
+            model=model,
+            messages=list(context.messages),
+            thinking_level=options.reasoning,
+            state=remembered.get("state") if remembered else None,
+            previous=self._previous(remembered),
+            failed={"model": failure.model, "message": failure.message} if reason == "retry" and failure else None,
+            signal=options.signal,
+        )
+        try:
+            answer = virtual.route(request, self.owner.extension_context())
+            if inspect.isawaitable(answer):
+                answer = await answer
+            physical, level, state = self._answer(model, answer)
+        except Exception as error:
+            from pi.app.extensions.errors import error_text
+
+            raise ExtensionError(
+                f'Virtual model "{model.provider}/{model.id}" could not route the request: {error_text(error)}'
+            ) from error
+        self._remember(key, physical, level, state, remembered)
+        return physical, await self._options(physical, level, options)
+
+    def _reason(self, context: Context, failure: _Failure | None) -> RouteReason:
+        if failure is not None and failure.message_count == len(context.messages):
+            return "retry"
+        last = context.messages[-1] if context.messages else None
+        role = getattr(last, "role", None)
+        return "user" if role == "user" else "tool" if role == "toolResult" else "continuation"
+
+    def _answer(self, model: Model, answer: Any) -> tuple[Model, str | None, Any]:
+        target = result_field(answer, "model")
+        registry = self.owner.session.model_registry
+        if isinstance(target, str) and "/" in target:
+            provider, _, model_id = target.partition("/")
+            target = registry.find(provider, model_id)
+        elif target is not None and not hasattr(target, "api"):
+            target = registry.find(str(result_field(target, "provider")), str(result_field(target, "id")))
+        if target is None or not hasattr(target, "api"):
+            raise ExtensionError("route() must return {model} naming a model of the catalog")
+        if target.api == VIRTUAL_API:
+            raise ExtensionError(f"route() returned the virtual model {target.provider}/{target.id}")
+        level = result_field(answer, "thinking_level", "thinkingLevel")
+        state = result_field(answer, "state")
+        return target, (str(level) if level is not None else None), state
+
+    async def _options(self, physical: Model, level: str | None, options: StreamOptions) -> StreamOptions:
+        from pi.ai.thinking import clamp_thinking_level
+
+        resolver = self.owner.session.request_resolver()
+        own = await resolver.stream_options(physical)
+        key = own.api_key or resolver.api_key(physical.provider)
+        reasoning = options.reasoning if level is None else level
+        if reasoning not in (None, "off"):
+            reasoning = clamp_thinking_level(physical, str(reasoning))
+        return replace(
+            options,
+            api_key=key,
+            headers=own.headers,
+            reasoning=reasoning,  # type: ignore[arg-type]
+            extra={**options.extra, **own.extra},
+        )
+
+    # -- state on the branch ---------------------------------------------------------------------
+
+    def _remembered(self, key: tuple[str, str]) -> dict[str, Any] | None:
+        from pi.session.entries import CustomEntry
+
+        for entry in reversed(self.owner.session.session.get_branch()):
+            data = entry.data if isinstance(entry, CustomEntry) and entry.custom_type == STATE_ENTRY else None
+            if isinstance(data, dict) and (data.get("provider"), data.get("id")) == key:
+                return data
+        return None
+
+    def _previous(self, remembered: dict[str, Any] | None) -> dict[str, Any] | None:
+        routed = remembered.get("routed") if remembered else None
+        if remembered is None or not isinstance(routed, dict):
+            return None
+        model = self.owner.session.model_registry.find(str(routed.get("provider")), str(routed.get("id")))
+        return {"model": model, "thinking_level": remembered.get("thinkingLevel")} if model is not None else None
+
+    def _remember(
+        self, key: tuple[str, str], physical: Model, level: str | None, state: Any, before: dict[str, Any] | None
+    ) -> None:
+        data = {
+            "provider": key[0],
+            "id": key[1],
+            "routed": {"provider": physical.provider, "id": physical.id},
+            "thinkingLevel": level,
+            "state": state,
+        }
+        if data != before:
+            self.owner.session.session.append_custom_entry(STATE_ENTRY, data)
+
+    def watch(self, events: Any, model: Model, physical: Model, message_count: int) -> None:
+        """Note whether the routed request failed, so the next one to the same messages is a `retry`."""
+        key = (model.provider, model.id)
+
+        async def outcome() -> None:
+            message = await events.result()
+            if getattr(message, "stop_reason", None) == "error":
+                self._failed[key] = _Failure(physical, message, message_count)
+
+        task = asyncio.ensure_future(outcome())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+__all__ = ["STATE_ENTRY", "VIRTUAL_API", "ModelRouteRequest", "SessionVirtualModels"]

@@ -1,0 +1,56 @@
+"""The `pi` process end to end: an idle RPC session re-sends its last request before the cache expires.
+
+The model's `promptCache.short` lifetime in models.json is 11 seconds, so the refresh is due one
+second after the reply (90 % of the lifetime, at least ten seconds before its end).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.app.test_cli_e2e import Rpc
+from tests.support.cli_env import Env
+from tests.support.openai_chunks import text_reply
+
+WARM_MODEL = {
+    "id": "fake-model",
+    "contextWindow": 100000,
+    "maxTokens": 4096,
+    "promptCache": {"short": 11},
+    "cost": {"input": 1, "output": 1, "cacheRead": 0.1, "cacheWrite": 100000},
+}
+
+
+def _use_warm_model(env: Env) -> None:
+    models = json.loads((env.agent_dir / "models.json").read_text())
+    models["providers"]["fake"]["models"] = [WARM_MODEL]
+    (env.agent_dir / "models.json").write_text(json.dumps(models))
+
+
+def test_an_idle_session_refreshes_the_cache_with_a_one_token_request(env: Env) -> None:
+    _use_warm_model(env)
+    env.server.queue(text_reply("first answer"), text_reply("x", completion_tokens=1))
+    rpc = Rpc(env)
+    try:
+        rpc.send({"id": "p1", "type": "prompt", "message": "hello"})
+        rpc.read_until(lambda o: o.get("type") == "agent_settled")
+        appended = rpc.read_until(lambda o: o.get("type") == "entry_appended")
+        entry = appended["entry"]
+        assert (entry["type"], entry["kind"], entry["provider"], entry["model"]) == (
+            "usage",
+            "cache_warm",
+            "fake",
+            "fake-model",
+        )
+        assert entry["usage"]["output"] == 1
+        rpc.send({"id": "s1", "type": "get_state"})
+        state = rpc.response("s1")["data"]
+    finally:
+        assert rpc.close() == 0
+    real, warm = (request.json() for request in env.server.requests[:2])
+    assert warm["messages"] == real["messages"]
+    assert warm.get("tools") == real.get("tools")
+    assert warm.get("max_completion_tokens", warm.get("max_tokens")) == 1
+    stored = [json.loads(line) for line in Path(state["sessionFile"]).read_text(encoding="utf-8").splitlines()]
+    assert [e["kind"] for e in stored if e.get("type") == "usage"] == ["cache_warm"]
