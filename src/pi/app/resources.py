@@ -289,6 +289,37 @@ async def reload_packages(resources: Resources, cwd: Path, agent_dir: Path) -> N
     _load_templates(cwd, agent_dir, opts, resources)
 
 
+def scope_theme_files(base: Path, scope: SettingsScope) -> list[Path]:
+    """A scope's own theme files: ``<base>/themes/*.json``, then the files and directories its settings
+    ``themes`` list names."""
+    found: list[Path] = []
+    for root in [base / "themes", *scope.paths("themes")]:
+        if root.is_file():
+            found.append(root)
+        elif root.is_dir():
+            found.extend(sorted(p for p in root.iterdir() if p.suffix == ".json" and p.is_file()))
+    return found
+
+
+def offered_themes(resources: Resources, cwd: Path, agent_dir: Path) -> list[Path]:
+    """The theme files the UI offers, in lookup order: the user's, the project's (``.pi/themes``), then
+    the packages'. Ones that `pi config` switched off (``-themes/x.json``) are left out."""
+    opts = resources.options
+    scopes = opts.settings_scopes if opts is not None else []
+    by_base = {scope.base.resolve(): scope for scope in scopes}
+    local: list[Path] = []
+    for base in (agent_dir, cwd / ".pi"):
+        scope = by_base.get(base.resolve(), SettingsScope(base, {}))
+        local += [path for path in scope_theme_files(base, scope) if switched_on("themes", path, scopes)]
+    seen: set[Path] = set()
+    offered: list[Path] = []
+    for path in [*local, *resources.themes]:
+        if path.resolve() not in seen:
+            seen.add(path.resolve())
+            offered.append(path)
+    return offered
+
+
 def _append_values(value: str | Sequence[str] | None) -> list[str]:
     if value is None:
         return []
@@ -330,8 +361,10 @@ __all__ = [
     "load_resources",
     "local_skill_roots",
     "local_template_roots",
+    "offered_themes",
     "reload_packages",
     "resource_path",
+    "scope_theme_files",
     "switch_path",
     "switched_on",
 ]

@@ -221,3 +221,35 @@ def test_package_theme_is_chosen_by_name_in_the_interactive_ui(world: PackageWor
     missing = InteractiveContext(agent_dir=world.agent_dir, cwd=world.cwd, theme_name="pkg-theme")
     resolve_theme(missing, None, FakeTerminal(), [])
     assert missing.startup_warnings == ['Theme "pkg-theme" not found (built-in themes: dark, light, system)']
+
+
+def test_a_theme_switched_off_in_settings_is_neither_offered_nor_found(world: PackageWorld) -> None:
+    """`pi config` writes `-themes/<file>` into the settings' `themes` list: the UI then neither lists
+    that theme nor loads it by name; `+themes/<file>` brings it back."""
+    from pi.app.modes.interactive import resolve_theme
+    from pi.app.modes.interactive.context import InteractiveContext
+    from pi.app.modes.interactive.theme_files import offered_names
+    from pi.app.resources import SettingsScope, offered_themes
+    from pi.tui.fake_terminal import FakeTerminal
+    from pi.tui.theme import OPTIONAL_TOKENS, TOKENS
+
+    colors = {token: "#336699" for token in TOKENS if token not in OPTIONAL_TOKENS}
+    for name in ("mine", "other"):
+        write(world.agent_dir / "themes" / f"{name}.json", json.dumps({"name": name, "colors": colors}))
+
+    def offered(switches: list[str]) -> list[Path]:
+        scope = SettingsScope.of(world.agent_dir, {"themes": switches})
+        resources = load_resources(world.cwd, world.agent_dir, ResourceOptions(settings_scopes=[scope]))
+        return offered_themes(resources, world.cwd, world.agent_dir)
+
+    switched_off = offered(["-themes/mine.json"])
+    assert offered_names(switched_off) == ["dark", "light", "system", "other"]
+    context = InteractiveContext(agent_dir=world.agent_dir, cwd=world.cwd, theme_name="mine")
+    assert resolve_theme(context, None, FakeTerminal(), switched_off).name != "mine"
+    assert context.startup_warnings == ['Theme "mine" not found (built-in themes: dark, light, system)']
+
+    switched_on = offered(["-themes/mine.json", "+themes/mine.json"])
+    assert offered_names(switched_on) == ["dark", "light", "system", "mine", "other"]
+    context = InteractiveContext(agent_dir=world.agent_dir, cwd=world.cwd, theme_name="mine")
+    assert resolve_theme(context, None, FakeTerminal(), switched_on).name == "mine"
+    assert context.startup_warnings == []

@@ -29,11 +29,11 @@ class LocalResource:
 
 def local_resources(scope: Scope, base: Path, cwd: Path, settings: dict[str, Any]) -> list[LocalResource]:
     """Every extension, skill, prompt template and theme of the scope itself, in that order."""
-    from pi.app.resources import SettingsScope
+    from pi.app.resources import SettingsScope, scope_theme_files
 
     lists = SettingsScope.of(base, settings)
     found = [*_extensions(base, settings), *_skills(scope, base, cwd, lists), *_prompts(base, lists)]
-    found += [("themes", path) for path in _themes(base, lists)]
+    found += [("themes", path) for path in scope_theme_files(base, lists)]
     return [_resource(kind, location, base, settings, lists) for kind, location in _unique(found)]
 
 
@@ -94,16 +94,6 @@ def _prompts(base: Path, lists: SettingsScope) -> list[tuple[str, Path]]:
 
     roots = [(base / "prompts", "local"), *((path, "path") for path in lists.paths("prompts"))]
     return [("prompts", template.path) for template in load_prompt_templates(roots, [])]
-
-
-def _themes(base: Path, lists: SettingsScope) -> list[Path]:
-    found: list[Path] = []
-    for root in [base / "themes", *lists.paths("themes")]:
-        if root.is_file():
-            found.append(root)
-        elif root.is_dir():
-            found.extend(sorted(p for p in root.iterdir() if p.suffix == ".json" and p.is_file()))
-    return found
 
 
 __all__ = ["LocalResource", "local_resources"]

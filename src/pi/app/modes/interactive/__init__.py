@@ -18,11 +18,12 @@ logger = logging.getLogger(__name__)
 
 
 def resolve_theme(
-    context: InteractiveContext, settings_theme: object, terminal: Terminal, package_themes: Sequence[Path] = ()
+    context: InteractiveContext, settings_theme: object, terminal: Terminal, offered: Sequence[Path] | None = None
 ) -> Theme:
     """`--theme`, else the `theme` setting: a built-in, a file, a theme in `<agent-dir>/themes`, or `system`.
 
-    `package_themes` are theme files from installed packages, found by file name after the themes dirs.
+    `offered` are the session's theme files (`theme_files.session_themes`); without them names are
+    looked up in the themes directories.
     """
     from pi.tui.theme import ThemeError, load_theme
     from pi.tui.theme_system import system_theme
@@ -41,12 +42,11 @@ def resolve_theme(
 
         name = pair[0] if appearance_from_env(None, env) == "light" else pair[1]
     if name != "system":
-        dirs = [context.agent_dir / "themes", context.cwd / ".pi" / "themes"]
-        packaged = next((p for p in package_themes if p.stem == name), None)
-        if packaged is not None and not any((d / f"{name}.json").is_file() for d in dirs):
-            name = str(packaged)
+        from pi.app.modes.interactive.theme_files import theme_dirs, theme_target
+
+        target, search = theme_target(name, offered, theme_dirs(context.agent_dir, context.cwd))
         try:
-            return load_theme(name, dirs, color_mode)
+            return load_theme(target, search, color_mode)
         except ThemeError as exc:
             context.startup_warnings.append(str(exc))
     return system_theme(None, color_mode, terminal.environ)
@@ -59,7 +59,10 @@ async def run_interactive_mode(session: AgentSession, context: InteractiveContex
     from pi.tui.terminal import TtyTerminal
 
     terminal = context.terminal if context.terminal is not None else TtyTerminal()
-    theme = resolve_theme(context, session.settings.get("theme"), terminal, session.resources.themes)
+    from pi.app.modes.interactive.theme_files import session_themes
+
+    offered = session_themes(session, context.agent_dir)
+    theme = resolve_theme(context, session.settings.get("theme"), terminal, offered)
     keybindings = context.keybindings or load_keybindings(context.agent_dir / "keybindings.json")
     app = InteractiveApp(session, context, terminal, theme, keybindings)
     try:

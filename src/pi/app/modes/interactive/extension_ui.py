@@ -11,7 +11,6 @@ replaced. Nothing an extension hands over may take the UI down: its components a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from pi.app.extensions.ui import NotifyType, WidgetPlacement
     from pi.app.modes.interactive.app import InteractiveApp
     from pi.app.modes.interactive.extension_ui_autocomplete import ExtensionAutocomplete
+    from pi.tui.theme import Theme
 
 logger = logging.getLogger(__name__)
 PASTE_START = "\x1b[200~"
@@ -97,31 +97,40 @@ class TerminalExtensionUI:
     def theme(self) -> Any:
         return self._theme if self._theme is not None else self.app.theme
 
-    def _theme_dirs(self) -> list[Path]:
-        return [self.app.agent_dir / "themes", self.app.session.cwd / ".pi" / "themes"]
+    def _offered_themes(self) -> list[Path]:
+        from pi.app.modes.interactive.theme_files import session_themes
+
+        return session_themes(self.app.session, self.app.agent_dir)
 
     def get_all_themes(self) -> list[dict[str, Any]]:
         themes: list[dict[str, Any]] = [{"name": name, "path": None} for name in BUILTIN_THEMES]
         seen = set(BUILTIN_THEMES)
-        for directory in self._theme_dirs():
-            with contextlib.suppress(OSError):
-                for path in sorted(directory.glob("*.json")):
-                    if path.stem not in seen:
-                        seen.add(path.stem)
-                        themes.append({"name": path.stem, "path": str(path)})
+        for path in self._offered_themes():
+            if path.stem not in seen:
+                seen.add(path.stem)
+                themes.append({"name": path.stem, "path": str(path)})
         return themes
 
+    def _load_theme(self, name: str) -> Theme:
+        """A theme by name among the session's theme files (raises `ThemeError` or `OSError`)."""
+        from pi.app.modes.interactive.theme_files import theme_dirs, theme_target
+        from pi.tui.theme import load_theme
+
+        dirs = theme_dirs(self.app.agent_dir, self.app.session.cwd)
+        target, search = theme_target(name, self._offered_themes(), dirs)
+        return load_theme(target, search, self.app.theme.color_mode)
+
     def get_theme(self, name: str) -> Any:
-        from pi.tui.theme import ThemeError, load_theme
+        from pi.tui.theme import ThemeError
 
         try:
-            return load_theme(name, self._theme_dirs(), self.app.theme.color_mode)
+            return self._load_theme(name)
         except (ThemeError, OSError):
             return None
 
     def set_theme(self, theme: Any) -> dict[str, Any]:
         """Switch the theme by name or `Theme`; `{success, error?}`."""
-        from pi.tui.theme import Theme, ThemeError, load_theme
+        from pi.tui.theme import Theme, ThemeError
 
         if isinstance(theme, Theme):
             self._theme = theme
@@ -134,7 +143,7 @@ class TerminalExtensionUI:
         if not isinstance(theme, str):
             return {"success": False, "error": "set_theme expects a theme name or a Theme"}
         try:
-            self._theme = load_theme(theme, self._theme_dirs(), self.app.theme.color_mode)
+            self._theme = self._load_theme(theme)
         except (ThemeError, OSError) as error:
             return {"success": False, "error": str(error)}
         self.app.apply_setting("theme", theme)

@@ -39,7 +39,7 @@ def system_from_terminal(app: InteractiveApp) -> Theme:
 
 
 def load_named_theme(app: InteractiveApp, name: str) -> Theme:
-    """A built-in, `system`, or a theme file from `<agent-dir>/themes` or the project's `.pi/themes`.
+    """A built-in, `system`, or one of the theme files the session offers (see `theme_files`).
 
     Raises `ThemeError` (its message names the file and the key that is wrong)."""
     from pi.tui.theme import load_theme
@@ -55,8 +55,11 @@ def load_named_theme(app: InteractiveApp, name: str) -> Theme:
         name = pair[0] if appearance_from_env(palette, term.environ) == "light" else pair[1]
         if name == "system":
             return system_from_terminal(app)
-    dirs = [app.agent_dir / "themes", app.session.cwd / ".pi" / "themes"]
-    return load_theme(name, dirs, app.theme.color_mode)
+    from pi.app.modes.interactive.theme_files import session_themes, theme_dirs, theme_target
+
+    offered = session_themes(app.session, app.agent_dir)
+    target, search = theme_target(name, offered, theme_dirs(app.agent_dir, app.session.cwd))
+    return load_theme(target, search, app.theme.color_mode)
 
 
 def theme_pair(name: str) -> tuple[str, str] | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -126,11 +125,9 @@ def _levels_for(api: InteractiveApi, ref: str) -> list[str]:
 
 
 def _theme_names(api: InteractiveApi) -> list[str]:
-    names = ["dark", "light", "system"]
-    directory = api.agent_dir / "themes"
-    with contextlib.suppress(OSError):
-        names.extend(sorted(p.stem for p in directory.glob("*.json") if p.stem not in names))
-    return names
+    from pi.app.modes.interactive.theme_files import offered_names, session_themes
+
+    return offered_names(session_themes(api.session, api.agent_dir))
 
 
 def open_settings(api: InteractiveApi) -> None:
