@@ -574,6 +574,24 @@ def test_59_failing_project_trust_handler_falls_through(env: Env) -> None:
     assert logged(env) == []
 
 
+def test_60_an_untrusted_projects_mcp_json_is_ignored_and_auth_only_counts_globally(env: Env) -> None:
+    """Untrusted: the project's server is absent and `pi mcp list` says why and what to do; trusted: a
+    project entry with `auth` is refused."""
+    project = env.cwd / ".pi" / "mcp.json"
+    project.parent.mkdir(parents=True, exist_ok=True)
+    server = {"command": "python", "args": ["-c", "pass"]}
+    project.write_text(json.dumps({"mcpServers": {"proj": server}}))
+    done = env.run("mcp", "list")
+    note = f"{project} is ignored because the project is not trusted. Start pi in the project to trust it."
+    assert note in done.stdout.splitlines(), done.stdout + done.stderr
+    assert not any(line.startswith("proj:") for line in done.stdout.splitlines())
+    assert "No MCP servers configured." in done.stdout
+    project.write_text(json.dumps({"mcpServers": {"proj": {**server, "auth": {"provider": "radius"}}}}))
+    trusted = env.run("mcp", "list", "--approve")
+    assert note not in trusted.stdout
+    assert f'{project}: server "proj": auth is only allowed in the global mcp.json' in trusted.stdout + trusted.stderr
+
+
 COUNTED = """
 def setup(pi):
     log("setup")

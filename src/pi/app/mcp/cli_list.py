@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pi.app.mcp.client import McpConnection
-from pi.app.mcp.config import ServerConfig, load_mcp_config
+from pi.app.mcp.config import ServerConfig, load_mcp_config, project_config_path
 from pi.app.mcp.tool_defs import registered_exposure
 
 
@@ -70,6 +70,14 @@ def server_json(connection: McpConnection) -> dict[str, Any]:
     return out
 
 
+def untrusted_note(cwd: Path, trusted: bool) -> str:
+    """The line saying that an untrusted project's `.pi/mcp.json` is not read (empty when nothing is ignored)."""
+    path = project_config_path(cwd)
+    if trusted or not path.is_file():
+        return ""
+    return f"{path} is ignored because the project is not trusted. Start pi in the project to trust it.\n"
+
+
 async def cmd_list(argv: list[str], agent_dir: Path, cwd: Path, trusted: bool, out: TextIO) -> int:
     config = load_mcp_config(agent_dir, cwd, trusted=trusted)
     connections = [
@@ -85,8 +93,10 @@ async def cmd_list(argv: list[str], agent_dir: Path, cwd: Path, trusted: bool, o
                 data["note"] = f"No MCP servers configured. Add them to {agent_dir}/mcp.json or .pi/mcp.json."
             out.write(json.dumps(data, indent=2) + "\n")
         elif not connections and not config.errors:
+            out.write(untrusted_note(cwd, trusted))
             out.write(f"No MCP servers configured. Add them to {agent_dir}/mcp.json or .pi/mcp.json.\n")
         else:
+            out.write(untrusted_note(cwd, trusted))
             for connection in connections:
                 out.write("\n".join(server_lines(connection)) + "\n")
             for error in config.errors:
@@ -96,4 +106,4 @@ async def cmd_list(argv: list[str], agent_dir: Path, cwd: Path, trusted: bool, o
     return 1 if failed else 0
 
 
-__all__ = ["cmd_list", "server_lines", "transport_text"]
+__all__ = ["cmd_list", "server_lines", "transport_text", "untrusted_note"]
