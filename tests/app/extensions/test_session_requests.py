@@ -412,3 +412,36 @@ async def test_virtual_models_come_back_with_a_reload(server: ScriptedServer, tm
     server.queue(text_reply("after reload"))
     await session.prompt("go")
     assert session.last_assistant_text() == "after reload" and [s[0] for s in seen] == ["user"]
+
+
+async def test_models_by_type_are_the_chat_catalog_and_other_types_say_they_are_missing(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    results: dict[str, Any] = {}
+
+    async def ask(args: str, ctx: Any) -> None:
+        registry = ctx.model_registry
+        results["chat"] = [m.id for m in registry.get_models_of_type("chat") if m.provider == "loop"]
+        results["available"] = [m.id for m in registry.get_available_of_type("chat") if m.provider == "loop"]
+        results["image"] = registry.get_models_of_type("image")
+        results["found"] = registry.get_model_of_type("chat", "loop", "m").id
+        results["classifier"] = registry.find_of_type("classifier", "loop", "m")
+        for name, call in (("classify", registry.classify), ("generate", registry.generate_images)):
+            try:
+                await call("text")
+            except RuntimeError as error:
+                results[name] = str(error)
+        try:
+            registry.get_models_of_type("video")
+        except ValueError as error:
+            results["bad"] = str(error)
+
+    session = loop_session(server, tmp_path, [lambda pi: pi.register_command("ask", ask)])
+    await session.bind_extensions()
+    assert await session.run_extension_command("/ask")
+    assert results["chat"] == ["m"] and results["available"] == ["m"] and results["found"] == "m"
+    assert results["image"] == [] and results["classifier"] is None
+    missing = "No classifier models are available: the model catalog of this pi has chat models only."
+    assert results["classify"] == missing
+    assert results["generate"].startswith("No image models are available")
+    assert results["bad"] == 'model type must be one of "chat", "image", "classifier", got \'video\''

@@ -45,6 +45,16 @@ def _options(value: Any, overrides: Mapping[str, Any]) -> StreamOptions:
     raise TypeError("options must be StreamOptions or a mapping of option names")
 
 
+MODEL_TYPES = ("chat", "image", "classifier")
+NO_MODELS_OF_TYPE = "No {kind} models are available: the model catalog of this pi has chat models only."
+
+
+def _model_type(value: str) -> str:
+    if value not in MODEL_TYPES:
+        raise ValueError(f'model type must be one of "chat", "image", "classifier", got {value!r}')
+    return value
+
+
 class ExtensionModelRegistry:
     """See the module docstring. One per `ctx.model_registry` read; holds no state of its own."""
 
@@ -92,6 +102,27 @@ class ExtensionModelRegistry:
         key = self._registry.get_api_key(provider)
         return {"type": "api_key", "apiKey": key} if key else None
 
+    # -- models by type --------------------------------------------------------------------------
+    # The catalog of this version holds chat models only: the chat lists are the whole catalog, the
+    # image and classifier lists are empty, and asking to run one says so.
+
+    def get_models_of_type(self, model_type: str) -> list[Model]:
+        return self.get_all() if _model_type(model_type) == "chat" else []
+
+    def get_available_of_type(self, model_type: str) -> list[Model]:
+        return self.get_available() if _model_type(model_type) == "chat" else []
+
+    def get_model_of_type(self, model_type: str, provider: str, model_id: str) -> Model | None:
+        return self.find(provider, model_id) if _model_type(model_type) == "chat" else None
+
+    find_of_type = get_model_of_type
+
+    async def classify(self, *_args: Any, **_kwargs: Any) -> Any:
+        raise RuntimeError(NO_MODELS_OF_TYPE.format(kind="classifier"))
+
+    async def generate_images(self, *_args: Any, **_kwargs: Any) -> Any:
+        raise RuntimeError(NO_MODELS_OF_TYPE.format(kind="image"))
+
     # -- requests --------------------------------------------------------------------------------
 
     async def _prepared(self, model: Model, context: Context, options: StreamOptions) -> tuple[Model, StreamOptions]:
@@ -99,16 +130,8 @@ class ExtensionModelRegistry:
         if virtual.is_virtual(model):
             return await virtual.route(model, context, options, reason="direct")
         resolver = self._owner.session.request_resolver()
-        own = await resolver.stream_options(model)
-        key = options.api_key or own.api_key or resolver.api_key(model.provider)
-        headers = {**(own.headers or {}), **(options.headers or {})} or None
-        return model, replace(
-            options,
-            api_key=key,
-            headers=headers,
-            session_id=options.session_id or own.session_id,
-            extra={**own.extra, **options.extra},
-        )
+        merged = await resolver.stream_options(model, options)
+        return model, replace(merged, api_key=merged.api_key or resolver.api_key(model.provider))
 
     async def complete(self, model: Model, context: Any, options: Any = None, **overrides: Any) -> AssistantMessage:
         """One whole reply from `model` (errors come back as a message with `stop_reason` "error")."""
