@@ -33,6 +33,17 @@ def test_a_virtual_model_is_listed_and_routes_the_requests(env: Env) -> None:
     assert logged(env) == [["user", None], ["tool", {"seen": 1}]]
 
 
+def test_model_naming_a_provider_an_extension_registers_is_not_guessed_at_before_it_loads(env: Env) -> None:
+    """`--model router/auto` waits for the extensions instead of taking a near name of the catalog."""
+    path = extension(env, "router.py", ROUTER)
+    env.server.queue(text_reply("routed answer"))
+    done = env.run("-e", str(path), "-p", "--model", "router/auto", "hi")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "routed answer" and "Warning" not in done.stderr
+    assert [r.json()["model"] for r in env.server.requests] == ["fake-model"]
+    assert logged(env) == [["user", None]]
+
+
 def test_provider_stream_event_sees_the_raw_frames_and_context_with_system_the_tools(env: Env) -> None:
     path = extension(
         env,

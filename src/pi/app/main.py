@@ -194,6 +194,14 @@ def _choose_model(args: Args, settings: Any, auth: Any, registry: Any) -> tuple[
     return model, thinking, scoped
 
 
+def _names_unknown_provider(args: Args, registry: Any) -> bool:
+    """`--model <provider>/<id>` (without `--provider`) whose provider the catalog does not know yet."""
+    pattern = args.model or ""
+    if args.provider or "/" not in pattern:
+        return False
+    return registry.provider_named(pattern.split("/", 1)[0]) is None
+
+
 def _install_missing_packages(args: Args, cwd: Path, agent_dir: Path) -> None:
     """Install configured packages that are missing, saying so, before anything is drawn; the project's only
     with ``--approve`` (else after trust is known). Nothing to do costs a read of the settings files."""
@@ -325,11 +333,17 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
     if first is None:
         return 1
     messages, images = first
+    may_register = not (args.no_extensions and not args.extensions)
+    unresolved: CliError | None = None
+    deferred = may_register and _names_unknown_provider(args, registry)
+    scoped: list[Any] = []
     try:
-        model, thinking, scoped = _choose_model(args, settings, auth, registry)
-        unresolved: CliError | None = None
+        if deferred:  # `--model router/auto`: an extension may register `router`; no fuzzy guess before
+            model, thinking = None, args.thinking
+        else:
+            model, thinking, scoped = _choose_model(args, settings, auth, registry)
     except CliError as exc:  # an extension may register the provider: try again once they loaded
-        if args.no_extensions and not args.extensions:
+        if not may_register:
             raise
         model, thinking, scoped, unresolved = None, args.thinking, [], exc
     tool_warnings: list[str] = []
@@ -359,11 +373,13 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
     for message in options.warnings:
         _warn(f"Warning: {message}")
     await _load_extensions(session, args)
-    if unresolved is not None:
-        if session.extension_runner is None:
+    if unresolved is not None or deferred:
+        if unresolved is not None and session.extension_runner is None:
             raise unresolved
-        model, _, _ = _choose_model(args, settings, auth, registry)
+        model, thinking, _ = _choose_model(args, settings, auth, registry)
         session.set_model(model)
+        if deferred and thinking:
+            session.set_thinking_level(thinking)
     from pi.app.modes.interactive.cli_entry import run_from_cli, wants_interactive
 
     if wants_interactive(args, mode):

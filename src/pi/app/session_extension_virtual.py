@@ -150,6 +150,17 @@ class SessionVirtualModels:
     def is_virtual(self, model: Model) -> bool:
         return model.api == VIRTUAL_API and (model.provider, model.id) in self.models
 
+    def last_route(self, model: Model) -> tuple[str, str | None] | None:
+        """`(id, thinking level)` of the model the last request to virtual `model` on this branch went to."""
+        if not self.is_virtual(model):
+            return None
+        remembered = self._remembered((model.provider, model.id))
+        routed = remembered.get("routed") if remembered else None
+        if remembered is None or not isinstance(routed, dict):
+            return None
+        level = remembered.get("thinkingLevel")
+        return str(routed.get("id")), (str(level) if level is not None else None)
+
     # -- routing ---------------------------------------------------------------------------------
 
     async def route(

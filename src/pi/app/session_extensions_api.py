@@ -49,6 +49,13 @@ class SessionExtensionMethods:
         """The runner of the loaded extensions (commands, flags, shortcuts, renderers); None without any."""
         return self._extensions.runner if self._extensions is not None else None
 
+    def routed_model(self) -> tuple[str, str | None] | None:
+        """When the current model is virtual: `(id, thinking level)` of the model its last request went to."""
+        model = self._core.model
+        if self._extensions is None or model is None:
+            return None
+        return self._extensions.virtual.last_route(model)
+
     def _extension_host(self) -> SessionExtensions | None:
         """The extension binding, created on first need; None when no extension could load (a cheap check)."""
         if self._extensions is None:

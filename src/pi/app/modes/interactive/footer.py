@@ -179,7 +179,11 @@ class Footer:
         if model is None:
             return "", "no model"
         text = model.id
-        if model.reasoning:
+        routed = self.session.routed_model()
+        if routed is not None:  # a virtual model: where its last request went, at which level
+            routed_id, routed_level = routed
+            text += f" → {routed_id}" + (f" • {routed_level}" if routed_level else "")
+        elif model.reasoning:
             level = self.session.thinking_level
             text += " • thinking off" if level == "off" else f" • {level}"
         providers = {m.provider for m in self.session.model_registry.available_models()}
@@ -192,6 +196,7 @@ class Footer:
             self.session.session_name,
             self.session.model.id if self.session.model else None,
             self.session.thinking_level,
+            self.session.routed_model(),
             tuple(sorted(self.statuses.items())),
         )
         if self._cache is not None and self._cache[0] == key:
