@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-from typing import Any
 
 from tests.support.cli_env import PI, Env
-from tests.support.http_server import RecordedRequest, ScriptedResponse, named_sse
+from tests.support.http_server import RecordedRequest
 from tests.support.openai_chunks import text_reply
+from tests.tui_e2e.anthropic_chunks import anthropic_reply
 
 TEMPLATES = {
     "X-Set": "$PI_HDR_SET",
@@ -22,36 +22,6 @@ TEMPLATES = {
     "X-Failing-Command": "!exit 3",
     "X-Literal": "plain",
 }
-
-
-def _anthropic_text(text: str) -> ScriptedResponse:
-    message: dict[str, Any] = {
-        "id": "msg_01",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-local-1",
-        "content": [],
-        "stop_reason": None,
-        "usage": {"input_tokens": 5, "output_tokens": 1},
-    }
-    frames: list[tuple[str, Any]] = [
-        ("message_start", {"type": "message_start", "message": message}),
-        (
-            "content_block_start",
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        ),
-        (
-            "content_block_delta",
-            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
-        ),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        (
-            "message_delta",
-            {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}},
-        ),
-        ("message_stop", {"type": "message_stop"}),
-    ]
-    return ScriptedResponse(chunks=named_sse(*frames))
 
 
 def _provider(env: Env, name: str, api: str, base_url: str, model_id: str) -> None:
@@ -109,7 +79,7 @@ def test_openai_completions_sends_resolved_headers_and_leaves_out_unresolved_one
 
 def test_anthropic_messages_sends_resolved_headers_and_leaves_out_unresolved_ones(env: Env) -> None:
     _provider(env, "claude-tmpl", "anthropic-messages", env.server.url, "claude-local-1")
-    env.server.queue(_anthropic_text("fine"))
+    env.server.queue(anthropic_reply("fine"))
     done = _run(env, "claude-tmpl", "claude-local-1")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "fine\n"

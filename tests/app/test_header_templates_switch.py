@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -21,8 +20,9 @@ from pi.app.resources import Resources
 from pi.app.sdk import CreateSessionOptions, create_agent_session
 from pi.app.settings import SettingsManager
 from pi.session.manager import SessionManager
-from tests.support.http_server import ScriptedResponse, ScriptedServer, named_sse
+from tests.support.http_server import ScriptedServer
 from tests.support.openai_chunks import text_reply
+from tests.tui_e2e.anthropic_chunks import anthropic_reply
 
 
 @pytest.fixture
@@ -32,29 +32,6 @@ def server_b() -> Iterator[ScriptedServer]:
         yield srv
     finally:
         srv.stop()
-
-
-def _anthropic_text(text: str) -> ScriptedResponse:
-    message: dict[str, Any] = {"id": "m", "type": "message", "role": "assistant", "model": "model-b", "content": []}
-    message["usage"] = {"input_tokens": 5, "output_tokens": 1}
-    frames: list[tuple[str, Any]] = [
-        ("message_start", {"type": "message_start", "message": message}),
-        (
-            "content_block_start",
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        ),
-        (
-            "content_block_delta",
-            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
-        ),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        (
-            "message_delta",
-            {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}},
-        ),
-        ("message_stop", {"type": "message_stop"}),
-    ]
-    return ScriptedResponse(chunks=named_sse(*frames))
 
 
 def _registry(tmp_path: Path, a: ScriptedServer, b: ScriptedServer) -> ModelRegistry:
@@ -132,7 +109,7 @@ async def test_headers_of_the_first_model_never_reach_the_second(
     model_b = registry.find("prov-b", "model-b")
     assert model_b is not None
     session.set_model(model_b)
-    server_b.queue(_anthropic_text("from b " + "z" * 200), _anthropic_text("summary"), _anthropic_text("prefix"))
+    server_b.queue(anthropic_reply("from b " + "z" * 200), anthropic_reply("summary"), anthropic_reply("prefix"))
     await session.prompt("continue on b " + "w" * 200)
     assert session.last_assistant_text() == "from b " + "z" * 200
     _assert_only_b(server_b.requests[0].headers)
