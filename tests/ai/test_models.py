@@ -51,8 +51,8 @@ def test_providers_of_pi_16_on_our_apis_are_all_there() -> None:
         "deepseek", "fireworks", "github-copilot", "google", "groq", "huggingface", "kimi-coding", "meta", "minimax",
         "minimax-cn", "mistral", "moonshotai", "moonshotai-cn", "nvidia", "openai", "openai-codex", "opencode",
         "opencode-go", "openrouter", "qwen-token-plan", "qwen-token-plan-cn", "qwen-token-plan-individual",
-        "qwen-token-plan-individual-cn", "together", "vercel-ai-gateway", "xai", "xiaomi", "xiaomi-token-plan-ams",
-        "xiaomi-token-plan-cn", "xiaomi-token-plan-sgp", "zai", "zai-coding-cn",
+        "qwen-token-plan-individual-cn", "radius", "together", "vercel-ai-gateway", "xai", "xiaomi",
+        "xiaomi-token-plan-ams", "xiaomi-token-plan-cn", "xiaomi-token-plan-sgp", "zai", "zai-coding-cn",
     }  # fmt: skip
     assert set(get_providers()) == expected
     assert len(ALL) > 1300

@@ -66,7 +66,7 @@ DEFAULT_MODEL_PER_PROVIDER: dict[str, str] = {
     "xiaomi-token-plan-sgp": "mimo-v2.6-pro",
 }
 """The model chosen for each provider when no saved default applies, in the order providers are
-tried at start-up. Some providers here (Bedrock, Vertex, Codex, Radius) speak APIs this catalog does
+tried at start-up. Some providers here (Bedrock, Vertex) speak APIs this catalog does
 not ship; they stay listed so that the order is the same as pi's."""
 
 

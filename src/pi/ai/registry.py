@@ -37,6 +37,7 @@ BUILTIN_PROVIDER_MODULES: dict[str, str] = {
     "openai-responses": "pi.ai.providers.openai_responses",
     "google-generative-ai": "pi.ai.providers.google_generative_ai",
     "openai-codex-responses": "pi.ai.providers.openai_codex_responses",
+    "pi-messages": "pi.ai.providers.pi_messages",
 }
 """Each module defines a module-level ``PROVIDER: ApiProvider``."""
 

@@ -199,16 +199,6 @@ async def test_unavailable_commands_say_what_to_do(tmp_path: Path) -> None:
     assert "models.json" in warnings[0] and "not available" in warnings[0]
 
 
-async def test_share_to_radius_is_refused_with_the_way_out(tmp_path: Path) -> None:
-    env = make_env(tmp_path, {"sessionShareDestination": "radius"})
-    api = FakeApi(env)
-    await _run(api, "/share")
-    assert api.texts("warning") == [
-        'Sharing to Radius is not available in this version. Set "sessionShareDestination" to "gist" '
-        '(or "auto") in /settings to share through a secret GitHub gist.'
-    ]
-
-
 async def test_bug_asks_then_writes_the_report(tmp_path: Path) -> None:
     env = make_env(tmp_path)
     api = FakeApi(env)

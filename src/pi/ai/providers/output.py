@@ -175,15 +175,18 @@ def run_provider(
     model: Model,
     options: StreamOptions,
     body: Callable[[OutputBuilder], Awaitable[None]],
+    *,
+    builder_type: type[OutputBuilder] = OutputBuilder,
 ) -> AssistantMessageEventStream:
     """Start `body` as a task that fills an OutputBuilder; return the stream it feeds.
 
     `body` sets ``output.stop_reason`` and usage; it may raise to report failure. Abort cancels the
     task at once (closing the HTTP response through the provider's ``async with``) and ends the
-    stream with stopReason "aborted".
+    stream with stopReason "aborted". `builder_type` lets an API whose server bills the reply keep
+    that cost instead of the catalog estimate (it overrides `finish_usage`).
     """
     stream = AssistantMessageEventStream()
-    builder = OutputBuilder(model, stream)
+    builder = builder_type(model, stream)
     signal = options.signal
     stream.task = asyncio.get_running_loop().create_task(_drive(builder, body, signal))
     return stream

@@ -182,9 +182,16 @@ For a pi process under test (loopback stubs); unset in normal use, when every va
 
 
 def table_from_env(env: Mapping[str, str]) -> ProviderTable:
-    """The production table, with the providers `PI_OAUTH_ENDPOINTS` names rebased; bad values are ignored."""
+    """The production table, with the providers `PI_OAUTH_ENDPOINTS` names rebased; bad values are ignored.
+
+    ``PI_RADIUS_GATEWAY`` moves the Radius sign-in to that gateway, as it moves Radius requests.
+    """
     raw = env.get(ENDPOINTS_ENV)
     table = ProviderTable()
+    if (env.get("PI_RADIUS_GATEWAY") or "").strip():
+        from pi.ai.providers.radius import gateway_url
+
+        table = dataclasses.replace(table, radius=dataclasses.replace(table.radius, gateway_url=gateway_url(env)))
     if not raw:
         return table
     try:

@@ -25,7 +25,7 @@ BUILTIN_COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("scoped-models", "Enable/disable models for Ctrl+P cycling"),
     CommandInfo("export", "Export the session to HTML (or JSONL with a .jsonl path)", "[path]"),
     CommandInfo("import", "Import a JSONL session, preserving its ID and working directory", "<path.jsonl>"),
-    CommandInfo("share", "Share the session as a secret GitHub gist"),
+    CommandInfo("share", "Share session via a Radius artifact or a GitHub gist"),
     CommandInfo("bug", "Write a bug report about this session", "[text]"),
     CommandInfo("copy", "Copy the last agent message to the clipboard"),
     CommandInfo("name", "Set the session display name", "<name>"),

@@ -1,11 +1,12 @@
-"""/share: the session as a secret GitHub gist, through the GitHub CLI (`gh`), with a viewer URL.
+"""/share: the session as a Radius artifact or a secret GitHub gist, with the link to it.
 
-The session is exported to HTML in a temporary `session.html`, uploaded with
-`gh gist create --public=false`, and the link is shown as `Share URL: <viewer>#<gist id>` (the
-viewer is `PI_SHARE_VIEWER_URL`, else https://pi.dev/session/) followed by `Gist: <url>`. Without
-`gh`, or with `gh` not logged in, the message says what to do. The Radius destination of pi
-(`sessionShareDestination: "radius"`) has no service behind it here, so it is refused with a
-pointer to the gist destination; `auto` means the gist.
+`sessionShareDestination` picks where: ``radius`` uploads to Radius (see `share_radius`) and needs
+a Radius login or key; ``gist`` goes through the GitHub CLI; ``auto`` (the default) uploads to
+Radius when a Radius credential is configured and makes a gist otherwise. For a gist the session is
+exported to HTML in a temporary `session.html`, uploaded with `gh gist create --public=false`, and
+the link is shown as `Share URL: <viewer>#<gist id>` (the viewer is `PI_SHARE_VIEWER_URL`, else
+https://pi.dev/session/) followed by `Gist: <url>`. Without `gh`, or with `gh` not logged in, the
+message says what to do.
 """
 
 from __future__ import annotations
@@ -27,10 +28,6 @@ GH_MISSING = (
     "and run 'gh auth login' to share sessions as secret gists."
 )
 GH_LOGGED_OUT = "GitHub CLI is not logged in. Run 'gh auth login' first."
-RADIUS_UNAVAILABLE = (
-    'Sharing to Radius is not available in this version. Set "sessionShareDestination" to "gist" '
-    '(or "auto") in /settings to share through a secret GitHub gist.'
-)
 DEFAULT_VIEWER = "https://pi.dev/session/"
 SHARING = "Sharing session..."
 _GIST_URL = re.compile(r"https://gist\.github\.com/\S+")
@@ -84,14 +81,50 @@ async def share_as_gist(api: InteractiveApi) -> None:
     api.show_notice(TextBlock([f"Share URL: {viewer_url(url)}", f"Gist: {url}"]))
 
 
+async def share_to_radius(api: InteractiveApi) -> bool:
+    """Upload to Radius when a Radius credential is configured; False (nothing done) when none is."""
+    from pi.app.modes.interactive.commands import share_radius as radius
+    from pi.app.oauth.errors import OAuthError
+
+    try:
+        token = await radius.radius_token(api.session)
+    except (OAuthError, OSError) as exc:  # a failed refresh of the stored login: say so, no silent fall back
+        api.show_error(f"Failed to upload Radius artifact: {exc}")
+        return True
+    if not token:
+        return False
+    try:
+        body = radius.share_jsonl(api.session)
+    except (OSError, ValueError) as exc:
+        api.show_error(f"Failed to export session: {exc}")
+        return True
+    from pi.ai.providers.radius import gateway_url
+
+    api.set_working(radius.UPLOADING)
+    try:
+        url = await radius.upload_artifact(body, token, gateway_url())
+    except radius.ShareUploadError as exc:
+        api.show_error(f"Failed to upload Radius artifact: {exc}")
+        return True
+    finally:
+        api.set_working(None)
+    api.show_status(f"Share URL: {url}")
+    return True
+
+
 async def cmd_share(api: InteractiveApi, args: str) -> None:
     destination = api.settings.get("sessionShareDestination", "auto")
-    if destination == "radius":
-        api.show_warning(RADIUS_UNAVAILABLE)
-        return
     if not api.session.messages:
         api.show_error("Nothing to share yet: the session has no messages.")
         return
+    if destination != "gist":
+        if await share_to_radius(api):
+            return
+        if destination == "radius":
+            from pi.app.modes.interactive.commands.share_radius import NOT_CONFIGURED
+
+            api.show_error(NOT_CONFIGURED)
+            return
     api.set_working(SHARING)
     try:
         await share_as_gist(api)
@@ -101,4 +134,4 @@ async def cmd_share(api: InteractiveApi, args: str) -> None:
 
 HANDLERS: dict[str, Handler] = {"share": cmd_share}
 
-__all__ = ["GH_LOGGED_OUT", "GH_MISSING", "HANDLERS", "RADIUS_UNAVAILABLE", "cmd_share", "viewer_url"]
+__all__ = ["GH_LOGGED_OUT", "GH_MISSING", "HANDLERS", "cmd_share", "share_to_radius", "viewer_url"]
