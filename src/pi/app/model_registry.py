@@ -59,6 +59,12 @@ class ModelRegistry:
         """
         self._registered: dict[str, ProviderEntry] = {}
         """Providers added from code (`register_provider`), applied after models.json on every reload."""
+        self.typed_entries: dict[str, list[tuple[ProviderEntry, ModelEntry]]] = {}
+        """Image and classifier models models.json or code listed, by provider (`pi.app.typed_models` builds them)."""
+        self.provider_base_urls: dict[str, str] = {}
+        """Base URLs models.json or code set for whole providers (they move image and classifier models too)."""
+        self.implementations: dict[str, dict[str, Any]] = {}
+        """``images``/``classifiers`` implementations a provider registered from code brought, by provider."""
         self.reload()
 
     def reload(self) -> None:
@@ -71,6 +77,7 @@ class ModelRegistry:
         self._provider_keys = {}
         self._provider_auth_header = {}
         self._headers = {}
+        self.typed_entries, self.provider_base_urls = {}, {}
         self._built = {}
         self._all = None
         parsed, error = load_models_file(self.models_json) if self.models_json is not None else (None, None)
@@ -116,6 +123,7 @@ class ModelRegistry:
         except (ValidationError, ValueError, TypeError) as exc:
             self.errors.append(f"Invalid models.json schema:\n  - {exc}\n\nFile: {self.models_json}")
             self._provider_keys, self._provider_auth_header = {}, {}
+            self.typed_entries, self.provider_base_urls = {}, {}
             return
         by_key.clear()
         by_key.update(updated)
@@ -128,7 +136,7 @@ class ModelRegistry:
         self._provider_auth_header[name] = config.auth_header
         provider_fields: dict[str, Any] = {}
         if config.base_url is not None:
-            provider_fields["base_url"] = config.base_url
+            provider_fields["base_url"] = self.provider_base_urls[name] = config.base_url
         for model in existing:
             by_key[(name, model.id)] = _updated(model, provider_fields, config.compat)
             if config.headers:
@@ -136,6 +144,10 @@ class ModelRegistry:
         if config.models and not existing and not config.base_url:
             raise ValueError(f'providers/{name}: a new provider needs "baseUrl"')
         for entry in config.models:
+            if (entry.model_extra or {}).get("type") in ("image", "classifier"):
+                self.typed_entries.setdefault(name, []).append((config, entry))  # kept apart from the chat models
+                headers[(name, entry.id)] = {**(config.headers or {}), **(entry.headers or {})}
+                continue
             by_key[(name, entry.id)] = _model_from(name, config, entry, by_key.get((name, entry.id)), existing)
             headers[(name, entry.id)] = {**(config.headers or {}), **(entry.headers or {})}
         for model_id, patch in config.model_overrides.items():
@@ -158,7 +170,13 @@ class ModelRegistry:
         `models` replace the provider's models; a config with only `baseUrl` moves the existing ones.
         Raises ValueError (saying what is wrong) for a config that models.json would reject.
         """
+        config = dict(config)
+        implementations = {kind: config.pop(kind) for kind in ("images", "classifiers") if config.get(kind)}
         entry = ProviderEntry.model_validate(config)
+        if implementations:
+            self.implementations[name] = implementations
+        else:
+            self.implementations.pop(name, None)
         previous = self._registered.get(name)
         self._registered[name] = entry
         try:
@@ -173,6 +191,7 @@ class ModelRegistry:
 
     def unregister_provider(self, name: str) -> None:
         """Undo `register_provider(name)`: its models go, overridden built-ins come back."""
+        self.implementations.pop(name, None)
         if self._registered.pop(name, None) is not None:
             self.reload()
 
@@ -188,6 +207,10 @@ class ModelRegistry:
         if model is not None:
             return [model]
         return self._catalog(key[1])
+
+    def replaced_providers(self) -> set[str]:
+        """Providers whose whole model list code replaced (`register_provider` with ``models``)."""
+        return {name for name, entry in self._registered.items() if entry.models}
 
     def providers(self) -> list[str]:
         return sorted({m.provider for m in self.all_models()})

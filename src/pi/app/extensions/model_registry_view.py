@@ -4,7 +4,8 @@ Requests an extension makes here (`complete`, `stream_simple`) carry the same cr
 and session id as the session's own requests, OAuth logins included (their token is resolved, and
 refreshed when needed, per request); a virtual model is routed first (reason `direct`). They are the
 extension's own requests: the session's request events (`context_with_system`, headers, stream
-frames) do not run for them.
+frames) do not run for them. `classify` and `generate_images` run classifier and image models
+(`pi.app.extensions.typed_calls`) with the key of the model's own provider, resolved for each call.
 
 Everything else the session's `ModelRegistry` offers (`get_api_key`, `request_headers`, `all_models`,
 ...) is reachable through this view unchanged.
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pi.ai.event_stream import AssistantMessageEventStream
+    from pi.ai.model_types import ClassifierResult, ImagesResult
     from pi.ai.options import StreamOptions
     from pi.ai.types import AssistantMessage, Context, Model
     from pi.app.model_registry import ModelRegistry
@@ -46,7 +48,10 @@ def _options(value: Any, overrides: Mapping[str, Any]) -> StreamOptions:
 
 
 MODEL_TYPES = ("chat", "image", "classifier")
-NO_MODELS_OF_TYPE = "No {kind} models are available: the model catalog of this pi has chat models only."
+NO_MODELS_OF_TYPE = (
+    "No {kind} models are available: set an API key for a provider that serves them "
+    '(list them with get_models_of_type("{kind}")), or register one with register_provider.'
+)
 
 
 def _model_type(value: str) -> str:
@@ -83,6 +88,11 @@ class ExtensionModelRegistry:
         """`{name, api, baseUrl, models}` of a provider of the catalog, or None."""
         actual = self._registry.provider_named(name)
         models = self._registry.provider_models(actual) if actual is not None else []
+        if not models:  # a provider of image or classifier models only (e.g. typesafe)
+            from pi.app.typed_models import typed_models
+
+            actual = name
+            models = [*typed_models(self._registry, "classifier", name), *typed_models(self._registry, "image", name)]
         if not models:
             return None
         first = models[0]
@@ -103,25 +113,61 @@ class ExtensionModelRegistry:
         return {"type": "api_key", "apiKey": key} if key else None
 
     # -- models by type --------------------------------------------------------------------------
-    # The catalog of this version holds chat models only: the chat lists are the whole catalog, the
-    # image and classifier lists are empty, and asking to run one says so.
+    # Chat models are the catalog above; image and classifier models live in lists of their own
+    # (`pi.app.typed_models`), built on first use.
 
-    def get_models_of_type(self, model_type: str) -> list[Model]:
-        return self.get_all() if _model_type(model_type) == "chat" else []
+    def get_models_of_type(self, model_type: str, provider: str | None = None) -> list[Model]:
+        """Every known model of `model_type` ("chat", "image", "classifier"), optionally of one provider."""
+        if _model_type(model_type) == "chat":
+            models = self._registry.provider_models(provider) if provider is not None else self.get_all()
+            return list(models)
+        from pi.app.typed_models import typed_models
 
-    def get_available_of_type(self, model_type: str) -> list[Model]:
-        return self.get_available() if _model_type(model_type) == "chat" else []
+        return list(typed_models(self._registry, model_type, provider))
+
+    def get_available_of_type(self, model_type: str, provider: str | None = None) -> list[Model]:
+        """The models of `model_type` whose provider has a credential that works for them."""
+        if _model_type(model_type) == "chat":
+            return [m for m in self.get_available() if provider is None or m.provider == provider]
+        from pi.app.typed_models import available_typed_models
+
+        return list(available_typed_models(self._registry, model_type, provider))
 
     def get_model_of_type(self, model_type: str, provider: str, model_id: str) -> Model | None:
-        return self.find(provider, model_id) if _model_type(model_type) == "chat" else None
+        """The model `provider`/`model_id` of `model_type`, or None."""
+        if _model_type(model_type) == "chat":
+            return self.find(provider, model_id)
+        from pi.app.typed_models import find_typed_model
+
+        return find_typed_model(self._registry, model_type, provider, model_id)
 
     find_of_type = get_model_of_type
 
-    async def classify(self, *_args: Any, **_kwargs: Any) -> Any:
-        raise RuntimeError(NO_MODELS_OF_TYPE.format(kind="classifier"))
+    async def classify(self, model: Any, context: Any, options: Any = None, **overrides: Any) -> ClassifierResult:
+        """Answer the questions of `context` (``{state, questions, images?}``) with classifier `model`.
 
-    async def generate_images(self, *_args: Any, **_kwargs: Any) -> Any:
-        raise RuntimeError(NO_MODELS_OF_TYPE.format(kind="image"))
+        `model` is a classifier model (from `get_models_of_type("classifier")`) or ``{provider, id}``.
+        Never raises for a failed call: the result then has ``stop_reason`` "error" and says why.
+        """
+        from pi.app.extensions.typed_calls import run_typed, typed_options
+
+        resolver = self._owner.session.request_resolver()
+        wanted = _options(typed_options(options), overrides)
+        result: ClassifierResult = await run_typed(self, resolver, "classifier", model, context, wanted)
+        return result
+
+    async def generate_images(self, model: Any, context: Any, options: Any = None, **overrides: Any) -> ImagesResult:
+        """Generate images from `context` (``{input: [text/image blocks]}`` or a prompt string) with `model`.
+
+        `model` is an image model (from `get_models_of_type("image")`) or ``{provider, id}``. Never
+        raises for a failed call: the result then has ``stop_reason`` "error" and says why.
+        """
+        from pi.app.extensions.typed_calls import run_typed, typed_options
+
+        resolver = self._owner.session.request_resolver()
+        wanted = _options(typed_options(options), overrides)
+        result: ImagesResult = await run_typed(self, resolver, "image", model, context, wanted)
+        return result
 
     # -- requests --------------------------------------------------------------------------------
 

@@ -1,0 +1,159 @@
+"""Running image and classifier models: pick the wire implementation by the model's ``api`` and
+turn every failure into a result (these calls never raise, as pi's do not).
+
+Built-in APIs: ``openai-decisions``, ``typesafe-system-one``, ``cloudflare-workers-ai-system-one``,
+``llama-cpp-classify`` (classifiers) and ``openrouter-images`` (images). A provider registered
+from code may bring its own implementation for another API name: an object with
+``classify(model, context, options)`` / ``generate_images(model, context, options)`` (sync or async)
+or such a function itself. Each module is imported on the first call that needs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from pi.ai.model_types import (
+    ClassifierModel,
+    ClassifierResult,
+    ImageModel,
+    ImagesResult,
+    classifier_failure,
+    images_failure,
+)
+from pi.ai.options import StreamOptions
+
+R = TypeVar("R", ClassifierResult, ImagesResult)
+
+CLASSIFIER_APIS = {
+    "openai-decisions": "pi.ai.openai_decisions",
+    "typesafe-system-one": "pi.ai.system_one",
+    "cloudflare-workers-ai-system-one": "pi.ai.system_one",
+    "llama-cpp-classify": "pi.ai.llama_cpp_classify",
+}
+IMAGE_APIS = {"openrouter-images": "pi.ai.openrouter_images"}
+
+
+def _method(implementation: Any, name: str) -> Any:
+    if callable(implementation) and not hasattr(implementation, name):
+        return implementation
+    if isinstance(implementation, Mapping):
+        return implementation.get(name) or implementation.get(_camel(name))
+    return getattr(implementation, name, None) or getattr(implementation, _camel(name), None)
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _registered(implementation: Any, name: str, model: ClassifierModel | ImageModel) -> Any:
+    from pi.ai.typed_requests import RequestFailed
+
+    function = _method(implementation, name)
+    if not callable(function):
+        raise RequestFailed(
+            f'The "{model.api}" implementation registered for provider {model.provider} has no {name}'
+            f"(model, context, options) method: give it one, or register the function itself."
+        )
+    return function
+
+
+def _checked(shape: type[R], value: Any, model: ClassifierModel | ImageModel) -> R:
+    """An implementation's result as `shape`; a mapping may leave out api, provider and model."""
+    from pydantic import ValidationError
+
+    from pi.ai.typed_requests import RequestFailed
+
+    if isinstance(value, shape):
+        return value
+    if not isinstance(value, Mapping):
+        raise RequestFailed(
+            f'The "{model.api}" implementation of provider {model.provider} returned {type(value).__name__}, '
+            f"not a result object: return {{answers|output, stopReason?, usage?}}."
+        )
+    try:
+        return shape.model_validate({"api": model.api, "provider": model.provider, "model": model.id, **value})
+    except ValidationError as exc:
+        detail = exc.errors()[0]
+        where = ".".join(str(part) for part in detail["loc"])
+        raise RequestFailed(
+            f'The "{model.api}" implementation of provider {model.provider} returned an invalid result: '
+            f"{where}: {detail['msg']}"
+        ) from None
+
+
+async def _call(function: Any, *args: Any) -> Any:
+    value = function(*args)
+    if inspect.isawaitable(value):
+        value = await value
+    return value
+
+
+async def classify(
+    model: ClassifierModel, context: Any, options: StreamOptions, implementation: Any = None
+) -> ClassifierResult:
+    """Classify `context` (``{state, questions, images?}``) with `model`; `implementation` overrides the built-in."""
+    from pi.ai.classifier_input import classifier_input
+    from pi.ai.typed_requests import RequestFailed
+
+    try:
+        request = classifier_input(context)
+        if request.images and "image" not in model.input:
+            raise RequestFailed(
+                f"Model {model.provider}/{model.id} does not accept image input: leave out the images "
+                "or pick a classifier whose input includes images."
+            )
+        if implementation is not None:
+            function = _registered(implementation, "classify", model)
+            answer = {"state": request.state, "questions": request.questions, "images": request.images}
+            value = await _call(function, model, answer, options)
+            return _checked(ClassifierResult, value, model)
+        module = CLASSIFIER_APIS.get(model.api)
+        if module is None:
+            raise RequestFailed(
+                f'Provider {model.provider} has no classifier implementation for "{model.api}": register one '
+                f'with register_provider(..., classifiers={{"{model.api}": ...}}) or use a built-in API '
+                f"({', '.join(sorted(CLASSIFIER_APIS))})."
+            )
+        result: ClassifierResult = await importlib.import_module(module).classify(model, request, options)
+        return result
+    except asyncio.CancelledError:
+        if options.signal is not None and options.signal.aborted:
+            return classifier_failure(model, "Request was aborted", aborted=True)
+        raise
+    except Exception as error:
+        return classifier_failure(model, str(error) or type(error).__name__)
+
+
+async def generate_images(
+    model: ImageModel, context: Any, options: StreamOptions, implementation: Any = None
+) -> ImagesResult:
+    """Generate images from `context` (``{input: [text/image blocks]}``) with `model`."""
+    from pi.ai.typed_requests import RequestFailed
+
+    try:
+        if implementation is not None:
+            function = _registered(implementation, "generate_images", model)
+            value = await _call(function, model, context, options)
+            return _checked(ImagesResult, value, model)
+        module = IMAGE_APIS.get(model.api)
+        if module is None:
+            raise RequestFailed(
+                f'Provider {model.provider} has no image implementation for "{model.api}": register one '
+                f'with register_provider(..., images={{"{model.api}": ...}}) or use "openrouter-images".'
+            )
+        result: ImagesResult = await importlib.import_module(module).generate_images(model, context, options)
+        return result
+    except asyncio.CancelledError:
+        if options.signal is not None and options.signal.aborted:
+            return images_failure(model, "Request was aborted", aborted=True)
+        raise
+    except Exception as error:
+        return images_failure(model, str(error) or type(error).__name__)
+
+
+__all__ = ["CLASSIFIER_APIS", "IMAGE_APIS", "classify", "generate_images"]
