@@ -151,7 +151,9 @@ def _declared_tools(message: Any) -> list[Any] | None:
     for item in raw:
         data = item.model_dump(by_alias=True) if hasattr(item, "model_dump") else item
         if isinstance(data, dict) and isinstance(data.get("name"), str):
-            fields = {k: v for k, v in data.items() if k in ("name", "description", "parameters")}
+            fields = {
+                k: v for k, v in data.items() if k in ("name", "description", "parameters", "constrainedSampling")
+            }
             tools.append(Tool.model_validate({"description": "", **fields}))
     return tools or None
 

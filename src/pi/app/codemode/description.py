@@ -1,7 +1,9 @@
-"""The `codemode` tool's description: what a script can use, and the tools it may call that are not declared.
+"""The `codemode` tool's description: what a script can use, and the tools it may call.
 
-Listed: callable tools with exposure `codemode` that are not declared (so the description does
-not change while MCP servers, whose tools are `deferred`, connect). Tools without a namespace come
+Listed in mode `on` (the default): callable tools with exposure `codemode` that are not declared;
+in mode `only`: every callable tool but the `deferred` ones, the declared `direct` tools included
+(their declarations are then left out of requests). `deferred` tools are never listed, so the
+description does not change while MCP servers, whose tools are `deferred`, connect. Tools without a namespace come
 first, then namespaces by name. Within `codemode.inlineBudget` estimated tokens (chars/4, default
 3000) tools are added round-robin over the groups, cheapest first; a group with tools left out
 says so, and a budget of 0 lists only the namespaces.
@@ -16,6 +18,11 @@ from pi.app.codemode.catalog import callable_infos, field, identifier, result_ty
 from pi.app.codemode.ts_types import declaration
 
 DEFAULT_INLINE_BUDGET = 3000
+MODES = ("on", "only")
+MODELS_LINE = (
+    "- `models`: list models by type (`getModelsOfType`, `getAvailableOfType`, `getModelOfType`), run "
+    "classifiers (`classify`) and image models (`generateImages`); see {docs} first."
+)
 INTRO = (
     "Run JavaScript (the body of an async function: top-level await and return) in a sandbox without Node, "
     "file system, network or timers. Use it to batch independent tool calls (Promise.allSettled), chain "
@@ -64,7 +71,7 @@ def _cost_of(tools: list[Any]) -> Callable[[int], int]:
     return lambda index: len(_tool_text(tools[index]))
 
 
-def _chosen(groups: list[tuple[Any, list[Any]]], budget_chars: int) -> list[set[int]]:
+def _chosen(groups: list[tuple[Any, list[Any]]], budget_chars: float) -> list[set[int]]:
     """Round-robin over groups, cheapest tool of each group first, while the budget lasts."""
     queues = [sorted(range(len(tools)), key=_cost_of(tools)) for _, tools in groups]
     chosen: list[set[int]] = [set() for _ in groups]
@@ -85,20 +92,36 @@ def _chosen(groups: list[tuple[Any, list[Any]]], budget_chars: int) -> list[set[
     return chosen
 
 
-def listed_tools(infos: Iterable[Any], active: Sequence[str]) -> list[Any]:
-    """Callable `codemode` tools that are not declared: the ones the description lists."""
+def listed_tools(infos: Iterable[Any], active: Sequence[str], mode: str = "on") -> list[Any]:
+    """The callable tools the description lists (see the module docstring)."""
     declared = set(active)
-    return [
-        i
-        for i in callable_infos(infos, active)
-        if field(i, "exposure") == "codemode" and field(i, "name") not in declared
-    ]
+    callable_tools = callable_infos(infos, active)
+    if mode == "only":
+        return [i for i in callable_tools if field(i, "exposure") != "deferred"]
+    return [i for i in callable_tools if field(i, "exposure") == "codemode" and field(i, "name") not in declared]
 
 
-def build_description(infos: Iterable[Any], active: Sequence[str], budget_tokens: int = DEFAULT_INLINE_BUDGET) -> str:
-    """The whole description for the current tools."""
-    lines = [INTRO, "", "Globals:", *GLOBALS]
-    groups = _groups(listed_tools(infos, active))
+def hidden_declarations(infos: Iterable[Any], active: Sequence[str], mode: str) -> list[str]:
+    """In mode `only`: the declared `direct` tools scripts can call, whose declarations requests leave out."""
+    if mode != "only":
+        return []
+    return [str(field(i, "name")) for i in callable_infos(infos, active) if field(i, "exposure") in (None, "direct")]
+
+
+def build_description(
+    infos: Iterable[Any],
+    active: Sequence[str],
+    budget_tokens: float = DEFAULT_INLINE_BUDGET,
+    *,
+    mode: str = "on",
+    models_docs: str | None = None,
+) -> str:
+    """The whole description for the current tools; `models_docs` (the docs path) turns the models line on."""
+    globals_lines = list(GLOBALS)
+    if models_docs is not None:
+        globals_lines.append(MODELS_LINE.format(docs=models_docs))
+    lines = [INTRO, "", "Globals:", *globals_lines]
+    groups = _groups(listed_tools(infos, active, mode))
     if not groups:
         return "\n".join(lines)
     chosen = _chosen(groups, budget_tokens * 4) if budget_tokens > 0 else [set() for _ in groups]
@@ -117,4 +140,4 @@ def build_description(infos: Iterable[Any], active: Sequence[str], budget_tokens
     return "\n".join(lines)
 
 
-__all__ = ["DEFAULT_INLINE_BUDGET", "build_description", "listed_tools"]
+__all__ = ["DEFAULT_INLINE_BUDGET", "MODES", "build_description", "hidden_declarations", "listed_tools"]

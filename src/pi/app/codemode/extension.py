@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from pi.app.codemode.catalog import callable_infos, tool_entry
 from pi.app.codemode.description import build_description
-from pi.app.codemode.options import parse_script
+from pi.app.codemode.loadout import Loadout, codemode_settings
+from pi.app.codemode.options import CONSTRAINED_SAMPLING, parse_script
 from pi.app.codemode.script_result import CallRecord, build_result
 from pi.app.codemode.store import CUSTOM_TYPE, branch_values, has_writes
 from pi.app.extensions.types import ToolDefinition
@@ -51,9 +52,20 @@ def reaches_tools(params: Any) -> Any:
 class Codemode:
     """The tool of one loaded instance: its description follows the registered tools."""
 
-    def __init__(self, pi: ExtensionAPI) -> None:
+    def __init__(self, pi: ExtensionAPI, *, models: bool = True) -> None:
         self.pi = pi
-        self.description = build_description([], [])
+        self.models = models
+        self.loadout: Callable[[], None] | None = None
+        self.description = build_description([], [], models_docs=self._docs())
+
+    def _docs(self) -> str | None:
+        """Where scripts' `models` API is documented (the description points there), or None without models."""
+        if not self.models:
+            return None
+        from pi.app.package_docs import package_docs_dir
+
+        root = package_docs_dir()
+        return str(root / "docs" / "codemode.md") if root is not None else "docs/codemode.md"
 
     def definition(self) -> ToolDefinition:
         return ToolDefinition(
@@ -67,11 +79,16 @@ class Codemode:
             exposure="model-only",
             default_active=False,
             reaches_tools=reaches_tools,
+            constrained_sampling=CONSTRAINED_SAMPLING,
         )
 
     def refresh(self, _event: Any = None, _ctx: Any = None) -> None:
         """Re-register when the listed tools changed (the declaration must say what scripts can call)."""
-        description = build_description(self.pi.get_all_tools(), self.pi.get_active_tools())
+        active = self.pi.get_active_tools()
+        if self.loadout is None and TOOL_NAME in active:
+            self.loadout = self.pi.on("context_with_system", Loadout(self.pi))
+        mode, budget = codemode_settings(self.pi.get_settings())
+        description = build_description(self.pi.get_all_tools(), active, budget, mode=mode, models_docs=self._docs())
         if description != self.description:
             self.description = description
             self.pi.register_tool(self.definition())
@@ -99,7 +116,17 @@ class Codemode:
                 updates.add(task)
                 task.add_done_callback(updates.discard)
 
-        runner = ScriptRunner(source, tools, branch_values(ctx), call_tool, signal, progress)
+        registry = getattr(ctx, "model_registry", None) if self.models else None
+        runner = ScriptRunner(
+            source,
+            tools,
+            branch_values(ctx),
+            call_tool,
+            signal,
+            progress,
+            model_registry=registry,
+            tool_call_id=tool_call_id,
+        )
         run = await runner.run()
         if run.ok and has_writes(run.store_writes):
             self.pi.append_entry(CUSTOM_TYPE, run.store_writes)

@@ -14,6 +14,18 @@ DEFAULT_MAX_OUTPUT_TOKENS = 10000
 DEFAULT_TIMEOUT_MS = 120000
 OPTIONS_LINE = re.compile(r"^\s*//\s*@options:(.*)$")
 KEYS = ("max_output_tokens", "timeout_ms")
+SOURCE_GRAMMAR = r"""
+start: header_and_body | body
+header_and_body: HEADER LINE_BREAK BODY
+body: BODY
+
+HEADER: /[ \t]*\/\/ @options:[^\r\n]*/
+LINE_BREAK: /\r?\n/
+BODY: /[\s\S]+/
+"""
+"""Lark grammar (OpenAI grammar-constrained tool input) for the tool's `code`: raw JavaScript with an optional
+options line first. Only the layout is fixed here; `parse_script` still checks the options and the code."""
+CONSTRAINED_SAMPLING = {"type": "grammar", "variants": {"openai_lark": SOURCE_GRAMMAR}}
 
 
 class ScriptOptionsError(ValueError):
@@ -70,4 +82,12 @@ def parse_script(code: object, default_timeout_ms: int = DEFAULT_TIMEOUT_MS) -> 
     )
 
 
-__all__ = ["DEFAULT_MAX_OUTPUT_TOKENS", "DEFAULT_TIMEOUT_MS", "ScriptOptionsError", "ScriptSource", "parse_script"]
+__all__ = [
+    "CONSTRAINED_SAMPLING",
+    "DEFAULT_MAX_OUTPUT_TOKENS",
+    "DEFAULT_TIMEOUT_MS",
+    "SOURCE_GRAMMAR",
+    "ScriptOptionsError",
+    "ScriptSource",
+    "parse_script",
+]

@@ -82,6 +82,21 @@ PRELUDE = (
     const id = ask("call", { name, args: args === undefined ? {} : args });
     return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
   };
+  if (config.models) {
+    const modelCall = (name) => (...args) => {
+      const id = ask("model", { name: "models." + name, args: args.map((a) => (a === undefined ? null : a)) });
+      return new Promise((resolve, reject) =>
+        pending.set(id, { resolve: (v) => resolve(v === null ? undefined : v), reject }),
+      );
+    };
+    globalThis.models = Object.freeze({
+      getModelsOfType: modelCall("getModelsOfType"),
+      getAvailableOfType: modelCall("getAvailableOfType"),
+      getModelOfType: modelCall("getModelOfType"),
+      classify: modelCall("classify"),
+      generateImages: modelCall("generateImages"),
+    });
+  }
   const tools = {};
   for (const entry of config.tools) {
     const fn = (args) => callTool(entry.name, args);

@@ -36,6 +36,7 @@ class CallRecord:
     status: str = "running"
     duration_ms: float | None = None
     error: str | None = None
+    cost: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "name": self.name, "args": self.args, "status": self.status}
@@ -43,6 +44,8 @@ class CallRecord:
             out["durationMs"] = round(self.duration_ms)
         if self.error is not None:
             out["error"] = self.error
+        if self.cost is not None:
+            out["cost"] = self.cost
         return out
 
 
@@ -58,6 +61,8 @@ class ScriptRun:
     store_writes: dict[str, Any] | None = None
     started: bool = True
     """False when no worker was free: the error text already says the script did not start."""
+    generated_images: int = 0
+    """Images `models.generateImages()` returned to the script."""
 
 
 def _save(data: bytes, prefix: str, suffix: str) -> Path:
@@ -137,6 +142,15 @@ def _output_text(items: Sequence[dict[str, Any]], images: ImageStore) -> tuple[s
     return "\n".join(parts), blocks
 
 
+def unshown_images_note(count: int) -> str:
+    """The note for images `models.generateImages()` made that the script never passed to `image()`."""
+    plural = "" if count == 1 else "s"
+    return (
+        f"Note: models.generateImages() returned {count} image{plural} that the script did not show. "
+        "Show each image block of result.output with image(block)."
+    )
+
+
 def build_result(run: ScriptRun, max_output_tokens: int) -> dict[str, Any]:
     """The tool result (`content`, `details`, `isError` on failure)."""
     header = f"Script {'completed' if run.ok else 'failed'}\nWall time {run.wall_s:.1f} seconds\nOutput:\n"
@@ -146,6 +160,8 @@ def build_result(run: ScriptRun, max_output_tokens: int) -> dict[str, Any]:
     if not run.ok:
         summary = f"\n\n{calls_summary(run.calls)}" if run.started else ""
         text += ("\n\n" if body else "") + f"Script error:\n{run.error or 'Error'}{summary}"
+    if run.generated_images and not images:
+        text += "\n" + unshown_images_note(run.generated_images)
     content: list[dict[str, Any]] = [{"type": "text", "text": text}, *images]
     details: dict[str, Any] = {"calls": [c.to_json() for c in run.calls]}
     if full_path is not None:
@@ -156,4 +172,12 @@ def build_result(run: ScriptRun, max_output_tokens: int) -> dict[str, Any]:
     return result
 
 
-__all__ = ["CallRecord", "ImageStore", "ScriptRun", "budget_text", "build_result", "calls_summary"]
+__all__ = [
+    "CallRecord",
+    "ImageStore",
+    "ScriptRun",
+    "budget_text",
+    "build_result",
+    "calls_summary",
+    "unshown_images_note",
+]

@@ -21,6 +21,7 @@ from typing import Any
 
 from pi.ai.abort import AbortController, AbortSignal
 from pi.app.codemode import protocol
+from pi.app.codemode.models_global import ModelCalls
 from pi.app.codemode.options import ScriptSource
 from pi.app.codemode.script_result import CallRecord, ScriptRun
 from pi.app.codemode.tool_values import script_value
@@ -63,6 +64,8 @@ class ScriptRunner:
         call_tool: ToolCaller,
         signal: AbortSignal | None = None,
         on_progress: ProgressFn | None = None,
+        model_registry: Any = None,
+        tool_call_id: str = "",
     ) -> None:
         self.source = source
         self.tools = tools
@@ -76,10 +79,22 @@ class ScriptRunner:
         self.calls_abort = AbortController()
         self.process: asyncio.subprocess.Process | None = None
         self.started = 0.0
+        self.models: ModelCalls | None = None
+        if model_registry is not None:
+            self.models = ModelCalls(model_registry, tool_call_id, self.calls, self._progress)
 
     def _run(self, ok: bool, error: str | None = None, store: dict[str, Any] | None = None) -> ScriptRun:
         wall = time.monotonic() - self.started
-        return ScriptRun(ok=ok, wall_s=wall, items=self.items, error=error, calls=self.calls, store_writes=store)
+        images = self.models.generated_images if self.models is not None else 0
+        return ScriptRun(
+            ok=ok,
+            wall_s=wall,
+            items=self.items,
+            error=error,
+            calls=self.calls,
+            store_writes=store,
+            generated_images=images,
+        )
 
     def _timed_out(self) -> str:
         return f"Script timed out: Execution timed out after {self.source.timeout_ms} ms"
@@ -116,7 +131,9 @@ class ScriptRunner:
         except OSError as error:
             return self._run(False, f"Script sandbox failed: could not start the worker: {error}")
         tools, namespaces = self.tools, _namespaces(self.tools)
-        self._send(protocol.start_message(self.source.code, tools, namespaces, self.store, self.source.timeout_ms))
+        start = protocol.start_message(self.source.code, tools, namespaces, self.store, self.source.timeout_ms)
+        start["models"] = self.models is not None
+        self._send(start)
         aborted = asyncio.ensure_future(self.signal.wait()) if self.signal is not None else None
         try:
             return await self._loop(deadline, aborted)
@@ -154,6 +171,8 @@ class ScriptRunner:
         op = message.get("op")
         if op == "output" and isinstance(message.get("item"), dict):
             self.items.append(message["item"])
+        elif op == "call" and message.get("kind") == "model":
+            self._track(self._model_call(str(message.get("id")), str(message.get("name")), message.get("args")))
         elif op == "call":
             self._start_call(str(message.get("id")), str(message.get("name")), message.get("args"))
         elif op == "done":
@@ -165,9 +184,23 @@ class ScriptRunner:
         record = CallRecord(id=call_id, name=name, args=_preview(args, ARGS_PREVIEW))
         self.calls.append(record)
         self._progress()
-        task = asyncio.ensure_future(self._call(record, name, args if isinstance(args, dict) else {}))
+        self._track(self._call(record, name, args if isinstance(args, dict) else {}))
+
+    def _track(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    async def _model_call(self, call_id: str, name: str, args: Any) -> None:
+        """One `models.*` call: its value, or the error text the script's promise rejects with."""
+        if self.models is None:
+            self._send(protocol.settle_message(call_id, False, "The models global is not available here"))
+            return
+        try:
+            ok, value = True, await self.models.call(name, args, self.calls_abort.signal)
+        except Exception as error:
+            ok, value = False, str(error) or type(error).__name__
+        self._send(protocol.settle_message(call_id, ok, value))
 
     async def _call(self, record: CallRecord, name: str, args: dict[str, Any]) -> None:
         started = time.monotonic()

@@ -53,15 +53,18 @@ class Worker:
 
     def _host(self, op: str, payload: Any) -> Any:
         if op == "config":
-            return {k: self.start.get(k) for k in ("tools", "namespaces", "store")}
+            return {k: self.start.get(k) for k in ("tools", "namespaces", "store", "models")}
         if op == "output":
             self.send({"op": "output", "item": payload})
             return None
-        if op == "call":
+        if op in ("call", "model"):
             self.calls += 1
             self.pending += 1
             call_id = str(self.calls)
-            self.send({"op": "call", "id": call_id, "name": payload["name"], "args": payload["args"]})
+            message = {"op": "call", "id": call_id, "name": payload["name"], "args": payload["args"]}
+            if op == "model":
+                message["kind"] = "model"
+            self.send(message)
             return call_id
         if op == "image":
             from pi.app.codemode.images import image_item

@@ -112,6 +112,9 @@ def to_agent_tool(definition: ToolDefinition, tool_context: ToolContextFactory) 
         execution_mode=definition.execution_mode,
         prompt_snippet=definition.prompt_snippet,
         prompt_guidelines=list(definition.prompt_guidelines or []),
+        constrained_sampling=(
+            dict(definition.constrained_sampling) if isinstance(definition.constrained_sampling, Mapping) else None
+        ),
     )
 
 
