@@ -30,11 +30,14 @@ class Env:
         env["HOME"] = str(self.agent_dir.parent / "home")
         return env
 
-    def run(self, *args: str, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, stdin: str | None = None, timeout: float = 60, extra_env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """`pi args...` in the project, with `extra_env` on top of the test environment."""
         return subprocess.run(
             [*PI, *args],
             cwd=self.cwd,
-            env=self.vars,
+            env={**self.vars, **(extra_env or {})},
             input=stdin if stdin is not None else "",
             capture_output=True,
             text=True,

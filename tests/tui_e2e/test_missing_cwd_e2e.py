@@ -43,11 +43,16 @@ def short_pi(server: ScriptedServer) -> Iterator[TmuxPi]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def _sessions_of(pi: TmuxPi, cwd: str) -> Path:
+    """The folder pi keeps the sessions of `cwd` in."""
+    return pi.agent_dir / "sessions" / ("--" + cwd[1:].replace("/", "-") + "--")
+
+
 def _session_of_gone_dir(pi: TmuxPi) -> tuple[Path, str]:
     """A two-message session recorded in `<root>/gone`, a folder that does not exist."""
     gone = str(pi.root / "gone")
     session_id = str(uuid.uuid4())
-    folder = pi.agent_dir / "sessions" / ("--" + gone[1:].replace("/", "-") + "--")
+    folder = _sessions_of(pi, gone)
     folder.mkdir(parents=True)
     path = folder / f"2026-01-01T00-00-00-000Z_{session_id}.jsonl"
     lines = [
@@ -80,6 +85,13 @@ def _session_of_gone_dir(pi: TmuxPi) -> tuple[Path, str]:
     return path, gone
 
 
+@pytest.fixture
+def gone(short_pi: TmuxPi) -> tuple[TmuxPi, Path, str]:
+    """`(pi, session file, its cwd)`: the pi to run, and a session of a folder that does not exist."""
+    path, cwd = _session_of_gone_dir(short_pi)
+    return short_pi, path, cwd
+
+
 def _dialog_shown(pi: TmuxPi, gone: str) -> str:
     cwd = str(pi.cwd)
     return pi.wait_for(
@@ -97,14 +109,43 @@ def _header(path: Path) -> dict[str, Any]:
     return header
 
 
-def test_continue_runs_here_and_keeps_the_file_asking_again(short_pi: TmuxPi, server: ScriptedServer) -> None:
-    pi = short_pi
-    path, gone = _session_of_gone_dir(pi)
+def _shows_the_old_conversation(pi: TmuxPi) -> None:
+    pi.wait_for(lambda s: "In the folder that is gone." in s and "fake-claude •" in s)
+
+
+def _pick_from_all_folders(pi: TmuxPi, gone: str) -> None:
+    """In the open session picker: list every folder's sessions and pick the gone folder's, up to the question."""
+    pi.wait_for("Resume Session (Current Folder)")
+    pi.keys("Tab")
+    pi.wait_for(lambda s: "Resume Session (All)" in s and "where was I" in s)
+    pi.keys("Enter")
+    _dialog_shown(pi, gone)
+
+
+def _import_asks(pi: TmuxPi, path: Path, gone: str) -> None:
+    """`/import <path>`, agreeing to replace the current session, up to the question."""
+    pi.type(f"/import {path}")
+    pi.keys("Enter")
+    pi.wait_for("Replace current session with")
+    pi.keys("Enter")  # Yes
+    _dialog_shown(pi, gone)
+
+
+def _resume_asks(pi: TmuxPi, gone: str) -> None:
+    pi.type("/resume")
+    pi.keys("Enter")
+    _pick_from_all_folders(pi, gone)
+
+
+def test_continue_runs_here_and_keeps_the_file_asking_again(
+    gone: tuple[TmuxPi, Path, str], server: ScriptedServer
+) -> None:
+    pi, path, cwd = gone
     before = path.read_text()
     pi.start("--session", str(path))
-    _dialog_shown(pi, gone)
+    _dialog_shown(pi, cwd)
     pi.keys("Enter")
-    pi.wait_for(lambda s: "In the folder that is gone." in s and "fake-claude •" in s)
+    _shows_the_old_conversation(pi)
     server.queue(anthropic_reply("Carrying on here."))
     pi.type("and now?")
     pi.keys("Enter")
@@ -112,26 +153,27 @@ def test_continue_runs_here_and_keeps_the_file_asking_again(short_pi: TmuxPi, se
     pi.wait_idle()
     pi.keys("C-d")
     assert pi.wait_exit() == 0
-    assert _header(path)["cwd"] == gone  # the file still names the old folder: asked again next time
+    assert _header(path)["cwd"] == cwd  # the file still names the old folder: asked again next time
     assert path.read_text().startswith(before)
     assert "and now?" in path.read_text()
     sent = server.requests[-1].json()
     assert [m["role"] for m in sent["messages"]] == ["user", "assistant", "user"]
     pi.close()
     pi.start("--session", str(path))
-    _dialog_shown(pi, gone)
+    _dialog_shown(pi, cwd)
 
 
-def test_fork_continues_in_a_copy_for_the_current_folder(short_pi: TmuxPi, server: ScriptedServer) -> None:
-    pi = short_pi
-    path, gone = _session_of_gone_dir(pi)
+def test_fork_continues_in_a_copy_for_the_current_folder(
+    gone: tuple[TmuxPi, Path, str], server: ScriptedServer
+) -> None:
+    pi, path, cwd = gone
     before = path.read_text()
     pi.start("--session", str(path))
-    _dialog_shown(pi, gone)
+    _dialog_shown(pi, cwd)
     pi.keys("Down")
     pi.wait_for(f"→ Fork into {pi.cwd}")
     pi.keys("Enter")
-    pi.wait_for(lambda s: "In the folder that is gone." in s and "fake-claude •" in s)
+    _shows_the_old_conversation(pi)
     server.queue(anthropic_reply("Forked and running."))
     pi.type("in the fork")
     pi.keys("Enter")
@@ -140,8 +182,7 @@ def test_fork_continues_in_a_copy_for_the_current_folder(short_pi: TmuxPi, serve
     pi.keys("C-d")
     assert pi.wait_exit() == 0
     assert path.read_text() == before  # the original is kept as it was
-    here = pi.agent_dir / "sessions" / ("--" + str(pi.cwd)[1:].replace("/", "-") + "--")
-    (fork,) = here.glob("*.jsonl")
+    (fork,) = _sessions_of(pi, str(pi.cwd)).glob("*.jsonl")
     header = _header(fork)
     assert header["cwd"] == str(pi.cwd)
     assert header["parentSession"] == str(path)
@@ -150,12 +191,11 @@ def test_fork_continues_in_a_copy_for_the_current_folder(short_pi: TmuxPi, serve
     assert "where was I" in text and "in the fork" in text
 
 
-def test_cancel_opens_nothing(short_pi: TmuxPi, server: ScriptedServer) -> None:
-    pi = short_pi
-    path, gone = _session_of_gone_dir(pi)
+def test_cancel_opens_nothing(gone: tuple[TmuxPi, Path, str], server: ScriptedServer) -> None:
+    pi, path, cwd = gone
     before = path.read_text()
     pi.start("--session", str(path))
-    _dialog_shown(pi, gone)
+    _dialog_shown(pi, cwd)
     pi.keys("Escape")
     assert pi.wait_exit() == 0
     assert "In the folder that is gone." not in pi.text(history=True)
@@ -163,72 +203,44 @@ def test_cancel_opens_nothing(short_pi: TmuxPi, server: ScriptedServer) -> None:
     assert server.requests == []
 
 
-def test_import_of_such_a_session_asks_too(short_pi: TmuxPi, server: ScriptedServer) -> None:
-    pi = short_pi
-    path, gone = _session_of_gone_dir(pi)
+def test_import_of_such_a_session_asks_too(gone: tuple[TmuxPi, Path, str], server: ScriptedServer) -> None:
+    pi, path, cwd = gone
     pi.start()
     pi.wait_for("fake-claude • medium")
-    pi.type(f"/import {path}")
-    pi.keys("Enter")
-    pi.wait_for("Replace current session with")
-    pi.keys("Enter")  # Yes
-    _dialog_shown(pi, gone)
+    _import_asks(pi, path, cwd)
     pi.keys("Down", "Down")
     pi.wait_for("→ Cancel")
     pi.keys("Enter")
     pi.wait_for(lambda s: "Import cancelled" in s and "In the folder that is gone." not in s)
-    pi.type(f"/import {path}")
-    pi.keys("Enter")
-    pi.wait_for("Replace current session with")
-    pi.keys("Enter")
-    _dialog_shown(pi, gone)
+    _import_asks(pi, path, cwd)
     pi.keys("Down")
     pi.wait_for(f"→ Fork into {pi.cwd}")
     pi.keys("Enter")
     pi.wait_for(lambda s: "In the folder that is gone." in s and "Session imported from: " in s)
-    here = pi.agent_dir / "sessions" / ("--" + str(pi.cwd)[1:].replace("/", "-") + "--")
-    forks = [p for p in here.glob("*.jsonl") if _header(p).get("parentSession") == str(path)]
+    forks = [p for p in _sessions_of(pi, str(pi.cwd)).glob("*.jsonl") if _header(p).get("parentSession") == str(path)]
     assert len(forks) == 1
     assert _header(forks[0])["cwd"] == str(pi.cwd)
 
 
-def test_resume_from_the_picker_asks_too(short_pi: TmuxPi, server: ScriptedServer) -> None:
-    pi = short_pi
-    path, gone = _session_of_gone_dir(pi)
+def test_resume_from_the_picker_asks_too(gone: tuple[TmuxPi, Path, str], server: ScriptedServer) -> None:
+    pi, path, cwd = gone
     pi.start()
     pi.wait_for("fake-claude • medium")
-    pi.type("/resume")
-    pi.keys("Enter")
-    pi.wait_for("Resume Session (Current Folder)")
-    pi.keys("Tab")
-    pi.wait_for(lambda s: "Resume Session (All)" in s and "where was I" in s)
-    pi.keys("Enter")
-    _dialog_shown(pi, gone)
+    _resume_asks(pi, cwd)
     pi.keys("Escape")
     pi.wait_for(lambda s: "Resume cancelled" in s and "In the folder that is gone." not in s)
-    pi.type("/resume")
-    pi.keys("Enter")
-    pi.wait_for("Resume Session (Current Folder)")
-    pi.keys("Tab")
-    pi.wait_for(lambda s: "Resume Session (All)" in s and "where was I" in s)
-    pi.keys("Enter")
-    _dialog_shown(pi, gone)
+    _resume_asks(pi, cwd)
     pi.keys("Enter")  # Continue
     pi.wait_for(lambda s: "In the folder that is gone." in s and "Resumed session" in s)
-    assert _header(path)["cwd"] == gone
+    assert _header(path)["cwd"] == cwd
 
 
-def test_resume_picker_at_startup_asks_too(short_pi: TmuxPi, server: ScriptedServer) -> None:
-    pi = short_pi
-    path, gone = _session_of_gone_dir(pi)
+def test_resume_picker_at_startup_asks_too(gone: tuple[TmuxPi, Path, str], server: ScriptedServer) -> None:
+    pi, path, cwd = gone
     pi.start("-r")
-    pi.wait_for("Resume Session (Current Folder)")
-    pi.keys("Tab")
-    pi.wait_for(lambda s: "Resume Session (All)" in s and "where was I" in s)
+    _pick_from_all_folders(pi, cwd)
     pi.keys("Enter")
-    _dialog_shown(pi, gone)
-    pi.keys("Enter")
-    pi.wait_for(lambda s: "In the folder that is gone." in s and "fake-claude •" in s)
+    _shows_the_old_conversation(pi)
     pi.keys("C-d")
     assert pi.wait_exit() == 0
-    assert _header(path)["cwd"] == gone
+    assert _header(path)["cwd"] == cwd

@@ -411,6 +411,7 @@ class AgentSession(SessionQueueMethods, SessionExtensionMethods):
             replace_instructions=replace_instructions,
         )
         if self._extensions is not None:
+            self._extensions.virtual.branch_moved()
             summary = self._navigation.last_summary
             await self._extensions.tree_moved(self._core.manager.get_leaf_id(), old_leaf, summary)
         return text

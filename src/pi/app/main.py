@@ -12,12 +12,15 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi.app.args import Args
 from pi.app.cli_errors import CliError, SessionDeclined
 from pi.app.cli_session_open import declared_tool_names, open_session, stored_session_cwd
 from pi.app.model_list import list_models
+
+if TYPE_CHECKING:
+    from pi.app.packages.settings_file import PackageLists
 
 
 def _warn(message: str) -> None:
@@ -202,15 +205,23 @@ def _names_unknown_provider(args: Args, registry: Any) -> bool:
     return registry.provider_named(pattern.split("/", 1)[0]) is None
 
 
-def _install_missing_packages(args: Args, cwd: Path, agent_dir: Path) -> None:
+def _install_missing_packages(args: Args, cwd: Path, agent_dir: Path) -> PackageLists:
     """Install configured packages that are missing, saying so, before anything is drawn; the project's only
-    with ``--approve`` (else after trust is known). Nothing to do costs a read of the settings files."""
+    with ``--approve`` (else after trust is known). Returns the package lists as read: the resource loader
+    uses them rather than read the settings files again."""
     from pi.app.packages.session_resources import install_missing_packages
+    from pi.app.packages.settings_file import PackageLists
 
-    install_missing_packages(agent_dir, cwd, project_trusted=args.approve is True, warnings=[], notice=_warn)
+    lists = PackageLists()
+    install_missing_packages(
+        agent_dir, cwd, project_trusted=args.approve is True, warnings=[], notice=_warn, lists=lists
+    )
+    return lists
 
 
-def _load_resources(args: Args, settings: Any, cwd: Path, agent_dir: Path, project_trusted: bool) -> Any:
+def _load_resources(
+    args: Args, settings: Any, cwd: Path, agent_dir: Path, project_trusted: bool, lists: PackageLists | None = None
+) -> Any:
     from pi.app.packages.sources import is_package_source
     from pi.app.resources import ResourceOptions, SettingsScope, load_resources
 
@@ -229,6 +240,7 @@ def _load_resources(args: Args, settings: Any, cwd: Path, agent_dir: Path, proje
         ],
         temporary_packages=[e for e in args.extensions if is_package_source(e)],
         package_notice=_warn,
+        package_lists=lists,
     )
     resources = load_resources(cwd, agent_dir, resource_options)
     for message in resources.warnings:
@@ -247,12 +259,15 @@ async def _load_extensions(session: Any, args: Args) -> None:
 
 
 async def _list_models_session(
-    args: Args, cwd: Path, agent_dir: Path, settings: Any, auth: Any, registry: Any, project_trusted: bool
+    args: Args, cwd: Path, agent_dir: Path, config: tuple[Any, ...], lists: PackageLists
 ) -> None:
-    """Extensions may register providers: load them (in a session kept in memory) before listing."""
+    """Extensions may register providers: load them (in a session kept in memory) before listing.
+    `config` is what `_load_config` returned."""
     from pi.app.sdk import CreateSessionOptions, create_agent_session
     from pi.app.session_extensions_cli import extension_options
     from pi.session.manager import SessionManager
+
+    settings, auth, registry, project_trusted = config
 
     options = CreateSessionOptions(
         cwd=cwd,
@@ -261,7 +276,7 @@ async def _list_models_session(
         settings=settings,
         auth=auth,
         model_registry=registry,
-        resources=_load_resources(args, settings, cwd, agent_dir, project_trusted),
+        resources=_load_resources(args, settings, cwd, agent_dir, project_trusted, lists),
         session_manager=SessionManager.in_memory(str(cwd)),
         **extension_options(args, project_trusted),
     )
@@ -284,7 +299,7 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
         from pi.app.modes.interactive.trust_prompt import ask_project_trust
 
         args.approve = await ask_project_trust(cwd, agent_dir, theme_name=args.use_theme, tui_mode=args.tui_mode or "")
-    _install_missing_packages(args, cwd, agent_dir)
+    package_lists = _install_missing_packages(args, cwd, agent_dir)
     global _first_frame
     from pi.app.modes.interactive.cli_entry import first_frame_before_session
 
@@ -317,7 +332,7 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
             "Use -c to continue the latest session, or --session <id-prefix|path> for a given one."
         )
     if args.list_models:
-        await _list_models_session(args, cwd, agent_dir, settings, auth, registry, project_trusted)
+        await _list_models_session(args, cwd, agent_dir, (settings, auth, registry, project_trusted), package_lists)
         return list_models(registry, args.list_models_search)
     if args.export is not None:
         return export_session(args.export, args.messages[0] if args.messages else None, cwd)
@@ -364,7 +379,7 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
         settings=settings,
         auth=auth,
         model_registry=registry,
-        resources=_load_resources(args, settings, cwd, agent_dir, project_trusted),
+        resources=_load_resources(args, settings, cwd, agent_dir, project_trusted, package_lists),
         session_manager=manager,
         scoped_models=scoped,
         **extension_options(args, project_trusted),

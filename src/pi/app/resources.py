@@ -37,6 +37,7 @@ from pi.app.system_prompt import read_text_or_file
 
 if TYPE_CHECKING:
     from pi.app.packages.session_resources import PackageResourcePaths
+    from pi.app.packages.settings_file import PackageLists
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +124,8 @@ class ResourceOptions:
     """Package sources given to ``-e`` (``pypi:``, ``git:``, URLs): their skills, prompts and themes load too."""
     package_notice: Callable[[str], None] | None = None
     """Told ``Installing <source>...`` before a missing package is installed."""
+    package_lists: PackageLists | None = None
+    """The settings' package lists as already read (the start-up's install step); None reads them."""
 
 
 @dataclass(slots=True)
@@ -145,6 +148,8 @@ class Resources:
     skill_warnings: list[str] = field(default_factory=list)
     skill_conflicts: list[str] = field(default_factory=list)
     template_warnings: list[str] = field(default_factory=list)
+    offered_theme_files: tuple[Path, Path, list[Path]] | None = None
+    """`(cwd, agent dir, files)` of the last `offered_themes` answer: listed once per load and `/reload`."""
 
     def diagnostic_groups(self) -> list[tuple[str, list[str]]]:
         """The problems under the labels a user sees them with, e.g. "[Skill warnings]"; empty groups left out."""
@@ -241,6 +246,7 @@ def _resolve_packages(
             warnings=warnings,
             offline=opts.offline,
             notice=opts.package_notice,
+            lists=opts.package_lists,
         )
     temporary: list[PackageResourcePaths] = []
     if opts.temporary_packages:
@@ -275,12 +281,14 @@ async def reload_packages(resources: Resources, cwd: Path, agent_dir: Path) -> N
     from pi.app.packages.temporary import forget_checked_temporary_packages
 
     opts = resources.options
+    resources.offered_theme_files = None  # theme files may have come or gone since
     if opts is None or not (opts.load_packages or opts.temporary_packages):
         return
     forget_install_attempts()
     forget_checked_temporary_packages()
     warnings: list[str] = []
-    quiet = dataclasses.replace(opts, package_notice=None)  # a running UI owns the terminal: no stderr notices
+    # A running UI owns the terminal: no stderr notices. The settings may have changed: read them again.
+    quiet = dataclasses.replace(opts, package_notice=None, package_lists=None)
     found = await asyncio.to_thread(_resolve_packages, cwd, agent_dir, quiet, warnings)
     _apply_packages(resources, found)
     resources.warnings = [*warnings]
@@ -303,7 +311,17 @@ def scope_theme_files(base: Path, scope: SettingsScope) -> list[Path]:
 
 def offered_themes(resources: Resources, cwd: Path, agent_dir: Path) -> list[Path]:
     """The theme files the UI offers, in lookup order: the user's, the project's (``.pi/themes``), then
-    the packages'. Ones that `pi config` switched off (``-themes/x.json``) are left out."""
+    the packages'. Ones that `pi config` switched off (``-themes/x.json``) are left out.
+
+    The directories are listed once per resource load (and again after `reload_packages`), not at
+    every lookup: the theme selector and each name lookup ask for them."""
+    known = resources.offered_theme_files
+    if known is None or known[:2] != (cwd, agent_dir):
+        known = resources.offered_theme_files = (cwd, agent_dir, _list_offered_themes(resources, cwd, agent_dir))
+    return list(known[2])
+
+
+def _list_offered_themes(resources: Resources, cwd: Path, agent_dir: Path) -> list[Path]:
     opts = resources.options
     scopes = opts.settings_scopes if opts is not None else []
     by_base = {scope.base.resolve(): scope for scope in scopes}

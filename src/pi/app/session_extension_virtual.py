@@ -79,6 +79,14 @@ class SessionVirtualModels:
     models: dict[tuple[str, str], VirtualModel] = field(default_factory=dict)
     _failed: dict[tuple[str, str], _Failure | None] = field(default_factory=dict)
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
+    _routes: dict[tuple[str, str], dict[str, Any]] | None = None
+    """The latest `STATE_ENTRY` data of each virtual model on the current branch (None: not read yet).
+
+    Kept here, where routes are recorded, so that reading the last route (the footer does at every
+    render) costs no walk over the branch; read again when the branch moves (`branch_moved`).
+    """
+    _routes_of: str | None = None
+    """The session id `_routes` was read for: another session file (resume, fork, new) reads again."""
 
     # -- catalog ---------------------------------------------------------------------------------
 
@@ -114,6 +122,7 @@ class SessionVirtualModels:
         )
         self.models[(provider, model_id)] = VirtualModel(model, route, extension_path)
         self._publish(provider)
+        self._branch_routes()  # read now, not at the first footer render
 
     def unregister(self, provider: str, model_id: str) -> None:
         if self.models.pop((provider, model_id), None) is not None:
@@ -123,6 +132,7 @@ class SessionVirtualModels:
         """Drop every virtual model (the extensions that routed them are gone)."""
         providers = {provider for provider, _ in self.models}
         self.models.clear()
+        self._routes = None
         for provider in providers:
             self._publish(provider)
 
@@ -223,32 +233,40 @@ class SessionVirtualModels:
         return target, (str(level) if level is not None else None), state
 
     async def _options(self, physical: Model, level: str | None, options: StreamOptions) -> StreamOptions:
+        """The request's options merged for `physical` the way a request to it directly would be.
+
+        The key the request holds was looked up for the virtual provider (a placeholder that only lists
+        it as usable): it goes, so the routed provider's own credential is the one sent.
+        """
         from pi.ai.thinking import clamp_thinking_level
 
         resolver = self.owner.session.request_resolver()
-        own = await resolver.stream_options(physical)
-        key = own.api_key or resolver.api_key(physical.provider)
+        merged = await resolver.stream_options(physical, replace(options, api_key=None))
         reasoning = options.reasoning if level is None else level
         if reasoning not in (None, "off"):
             reasoning = clamp_thinking_level(physical, str(reasoning))
         return replace(
-            options,
-            api_key=key,
-            headers=own.headers,
+            merged,
+            api_key=merged.api_key or resolver.api_key(physical.provider),
             reasoning=reasoning,  # type: ignore[arg-type]
-            extra={**options.extra, **own.extra},
         )
 
     # -- state on the branch ---------------------------------------------------------------------
 
-    def _remembered(self, key: tuple[str, str]) -> dict[str, Any] | None:
-        from pi.session.entries import CustomEntry
+    def branch_moved(self) -> None:
+        """The session's leaf moved to another branch (`/tree`): the last routes are those recorded there."""
+        self._routes = None
+        if self.models:
+            self._branch_routes()
 
-        for entry in reversed(self.owner.session.session.get_branch()):
-            data = entry.data if isinstance(entry, CustomEntry) and entry.custom_type == STATE_ENTRY else None
-            if isinstance(data, dict) and (data.get("provider"), data.get("id")) == key:
-                return data
-        return None
+    def _branch_routes(self) -> dict[tuple[str, str], dict[str, Any]]:
+        manager = self.owner.session.session
+        if self._routes is None or self._routes_of != manager.get_session_id():
+            self._routes, self._routes_of = _recorded_routes(manager.get_branch()), manager.get_session_id()
+        return self._routes
+
+    def _remembered(self, key: tuple[str, str]) -> dict[str, Any] | None:
+        return self._branch_routes().get(key)
 
     def _previous(self, remembered: dict[str, Any] | None) -> dict[str, Any] | None:
         routed = remembered.get("routed") if remembered else None
@@ -268,7 +286,9 @@ class SessionVirtualModels:
             "state": state,
         }
         if data != before:
+            routes = self._branch_routes()
             self.owner.session.session.append_custom_entry(STATE_ENTRY, data)
+            routes[key] = data
 
     def watch(self, events: Any, model: Model, physical: Model, message_count: int) -> None:
         """Note whether the routed request failed, so the next one to the same messages is a `retry`."""
@@ -282,6 +302,18 @@ class SessionVirtualModels:
         task = asyncio.ensure_future(outcome())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _recorded_routes(branch: list[Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """The last `STATE_ENTRY` data of each virtual model among `branch` (root first)."""
+    from pi.session.entries import CustomEntry
+
+    routes: dict[tuple[str, str], dict[str, Any]] = {}
+    for entry in branch:
+        data = entry.data if isinstance(entry, CustomEntry) and entry.custom_type == STATE_ENTRY else None
+        if isinstance(data, dict):
+            routes[(str(data.get("provider")), str(data.get("id")))] = data
+    return routes
 
 
 __all__ = ["STATE_ENTRY", "VIRTUAL_API", "ModelRouteRequest", "SessionVirtualModels"]

@@ -14,7 +14,7 @@ from pathlib import Path
 from pi.app.packages.contents import PackageContents, discover_contents, distribution_contents
 from pi.app.packages.filters import RESOURCE_TYPES, EffectivePackage, PackageEntry, Scope, merge_scopes, parse_entry
 from pi.app.packages.install import PackageInstallError, PackageStore, install_package, is_installed
-from pi.app.packages.settings_file import SettingsFileError, read_packages
+from pi.app.packages.settings_file import PackageLists, SettingsFileError, read_packages
 from pi.app.packages.sources import PackageSource, PackageSourceError, parse_source
 
 
@@ -27,12 +27,17 @@ def source_of(store: PackageStore, entry: PackageEntry) -> PackageSource:
     return parse_source(entry.source, base_dir=store.settings_dir(entry.scope))
 
 
-def read_entries(store: PackageStore, scope: Scope, warnings: list[str]) -> list[PackageEntry]:
-    """The valid `packages` entries of one scope (project only when trusted); bad ones become warnings."""
+def read_entries(
+    store: PackageStore, scope: Scope, warnings: list[str], lists: PackageLists | None = None
+) -> list[PackageEntry]:
+    """The valid `packages` entries of one scope (project only when trusted); bad ones become warnings.
+
+    With `lists`, a settings file already read through it is not read again."""
     if scope == "project" and not store.project_trusted:
         return []
+    path = settings_path(store, scope)
     try:
-        raw_entries = read_packages(settings_path(store, scope))
+        raw_entries = lists.read(path) if lists is not None else read_packages(path)
     except SettingsFileError as error:
         warnings.append(str(error))
         return []
@@ -78,10 +83,12 @@ def _select(effective: EffectivePackage, contents: Sequence[PackageContents], re
     return chosen
 
 
-def resolve_packages(store: PackageStore, warnings: list[str]) -> list[ResolvedPackage]:
+def resolve_packages(
+    store: PackageStore, warnings: list[str], lists: PackageLists | None = None
+) -> list[ResolvedPackage]:
     """Every effective package in load order (user entries first, project-only entries after)."""
-    user = read_entries(store, "user", warnings)
-    project = read_entries(store, "project", warnings)
+    user = read_entries(store, "user", warnings, lists)
+    project = read_entries(store, "project", warnings, lists)
     merged = merge_scopes(user, project, lambda entry: source_of(store, entry).identity)
     resolved: list[ResolvedPackage] = []
     for effective in merged:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi.app.packages.settings_file import SettingsFileError, read_packages
+from pi.app.packages.settings_file import PackageLists, SettingsFileError
 
 if TYPE_CHECKING:
     from importlib import metadata
@@ -84,11 +84,11 @@ def offline_from_env() -> bool:
     return os.environ.get("PI_OFFLINE", "").strip().lower() in ("1", "true", "yes")
 
 
-def _configured(agent_dir: Path, cwd: Path, project_trusted: bool, warnings: list[str]) -> bool:
+def _configured(agent_dir: Path, cwd: Path, project_trusted: bool, warnings: list[str], lists: PackageLists) -> bool:
     files = [agent_dir / "settings.json"] + ([cwd / ".pi" / "settings.json"] if project_trusted else [])
     for path in files:
         try:
-            if read_packages(path):
+            if lists.read(path):
                 return True
         except SettingsFileError as error:
             warnings.append(str(error))
@@ -104,22 +104,25 @@ def package_resources(
     offline: bool | None = None,
     install_missing: bool = True,
     notice: Callable[[str], None] | None = None,
+    lists: PackageLists | None = None,
 ) -> PackageResourcePaths:
     """The resources of the packages in settings (project packages only when `project_trusted`).
 
     Problems (bad entries, failed installs, module name clashes) are appended to `warnings`; they are
     never fatal. `offline` defaults to `PI_OFFLINE`; offline, missing packages are skipped. `notice`
-    is told of each install before it starts.
+    is told of each install before it starts. `lists` holds the settings' package lists as an earlier
+    step read them (`install_missing_packages` at start-up), so the files are not read again.
     """
-    if not _configured(agent_dir, cwd, project_trusted, warnings):
+    lists = lists if lists is not None else PackageLists()
+    if not _configured(agent_dir, cwd, project_trusted, warnings, lists):
         return PackageResourcePaths()
     from pi.app.packages.resolve import resolve_packages
 
     store = _store(agent_dir, cwd, project_trusted, offline)
     scratch: list[str] = []
-    packages = resolve_packages(store, scratch)
+    packages = resolve_packages(store, scratch, lists)
     if install_missing and _install_once(store, packages, scratch, notice):
-        packages = resolve_packages(store, [])
+        packages = resolve_packages(store, [], lists)
     for package in packages:
         if not package.installed:
             if package.source.kind == "local":
@@ -138,19 +141,22 @@ def install_missing_packages(
     warnings: list[str],
     notice: Callable[[str], None] | None = None,
     offline: bool | None = None,
+    lists: PackageLists | None = None,
 ) -> None:
     """Install the configured packages that are missing, before anything of the session is shown.
 
     Cheap when no package is configured or all are installed (settings and install paths are read,
     nothing is imported from pip or git). Each package is tried once per process (see the module
-    docstring); failures go to `warnings` and are logged.
+    docstring); failures go to `warnings` and are logged. Pass the same `lists` to `package_resources`
+    later, and the settings files are read once for both.
     """
-    if not _configured(agent_dir, cwd, project_trusted, warnings):
+    lists = lists if lists is not None else PackageLists()
+    if not _configured(agent_dir, cwd, project_trusted, warnings, lists):
         return
     from pi.app.packages.resolve import resolve_packages
 
     store = _store(agent_dir, cwd, project_trusted, offline)
-    _install_once(store, resolve_packages(store, warnings), warnings, notice)
+    _install_once(store, resolve_packages(store, warnings, lists), warnings, notice)
 
 
 def _store(agent_dir: Path, cwd: Path, project_trusted: bool, offline: bool | None) -> PackageStore:

@@ -37,6 +37,31 @@ def read_packages(path: Path) -> list[object]:
     return list(packages) if isinstance(packages, list) else []
 
 
+class PackageLists:
+    """The `packages` list of each settings file, each file read at most once.
+
+    A start-up installs missing packages before anything is drawn and collects their resources later;
+    both go through one instance, so the settings files are read once. A `/reload` starts a new one
+    (the files may have changed since).
+    """
+
+    def __init__(self) -> None:
+        self._found: dict[Path, list[object] | SettingsFileError] = {}
+
+    def read(self, path: Path) -> list[object]:
+        """`read_packages(path)`, from the first read; raises the same SettingsFileError every time."""
+        found = self._found.get(path)
+        if found is None:
+            try:
+                found = read_packages(path)
+            except SettingsFileError as error:
+                found = error
+            self._found[path] = found
+        if isinstance(found, SettingsFileError):
+            raise found
+        return list(found)
+
+
 def write_packages(path: Path, packages: list[object]) -> None:
     """Replace the `packages` key atomically (2-space JSON and a final newline)."""
     from pi.atomic_file import write_file_atomically
@@ -46,4 +71,4 @@ def write_packages(path: Path, packages: list[object]) -> None:
     write_file_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-__all__ = ["SettingsFileError", "read_packages", "read_settings", "write_packages"]
+__all__ = ["PackageLists", "SettingsFileError", "read_packages", "read_settings", "write_packages"]

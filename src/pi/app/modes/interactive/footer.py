@@ -173,13 +173,12 @@ class Footer:
             return self.theme.fg("warning", text)
         return text
 
-    def _model_part(self) -> tuple[str, str]:
-        """(provider prefix, model and level) of the right side."""
+    def _model_part(self, routed: tuple[str, str | None] | None) -> tuple[str, str]:
+        """(provider prefix, model and level) of the right side; `routed`: where a virtual model last went."""
         model = self.session.model
         if model is None:
             return "", "no model"
         text = model.id
-        routed = self.session.routed_model()
         if routed is not None:  # a virtual model: where its last request went, at which level
             routed_id, routed_level = routed
             text += f" → {routed_id}" + (f" • {routed_level}" if routed_level else "")
@@ -191,25 +190,26 @@ class Footer:
         return prefix, text
 
     def render(self, width: int) -> list[str]:
+        routed = self.session.routed_model()  # kept by the session where routes are recorded: no branch walk
         key = (
             width,
             self.session.session_name,
             self.session.model.id if self.session.model else None,
             self.session.thinking_level,
-            self.session.routed_model(),
+            routed,
             tuple(sorted(self.statuses.items())),
         )
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
-        lines = self._render(width)
+        lines = self._render(width, routed)
         self._cache = (key, lines)
         return lines
 
-    def _render(self, width: int) -> list[str]:
+    def _render(self, width: int, routed: tuple[str, str | None] | None) -> list[str]:
         dim = self.theme.dim
         line1 = dim(truncate_to_width(self._location(), width))
         left = " ".join(p for p in (self._usage_part(), self._context_part()) if p)
-        prefix, right = self._model_part()
+        prefix, right = self._model_part(routed)
         left_width = visible_width(left)
         if left_width + 2 + visible_width(prefix + right) <= width:
             right = prefix + right
