@@ -7,7 +7,6 @@ stderr and exit code 1; nothing here writes to the session before the model has 
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import signal
 import sys
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi.app.args import Args
 from pi.app.cli_errors import CliError, SessionDeclined
+from pi.app.cli_logging import configure_cli_logging
 from pi.app.cli_session_open import declared_tool_names, open_session, stored_session_cwd
 from pi.app.model_list import list_models
 
@@ -439,31 +439,6 @@ def _end_on_termination_signals() -> None:
             signal.signal(number, on_signal)
 
 
-class _CliLogFormatter(logging.Formatter):
-    """Library log records as pi prints diagnostics: ``Warning: ...`` / ``Error: ...``; tracebacks with --verbose."""
-
-    def __init__(self, verbose: bool) -> None:
-        super().__init__("%(message)s")
-        self.verbose = verbose
-
-    def format(self, record: logging.LogRecord) -> str:
-        label = "Error" if record.levelno >= logging.ERROR else "Warning"
-        text = f"{label}: {record.getMessage()}"
-        if self.verbose and record.exc_info:
-            text += "\n" + self.formatException(record.exc_info)
-        return text
-
-
-def _configure_logging(verbose: bool) -> None:
-    """The library logs; the CLI decides what reaches the terminal: warnings and errors, on stderr."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_CliLogFormatter(verbose))
-    logger = logging.getLogger("pi")
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG if verbose else logging.WARNING)
-    logger.propagate = False
-
-
 def _mark_process() -> None:
     """Children (the bash tool, the user's commands) can tell they run under pi; only the CLI sets these."""
     os.environ["PI_CODING_AGENT"] = "true"
@@ -485,7 +460,7 @@ def _close_first_frame() -> None:
 def run(args: Args) -> int:
     stdin_text = _read_stdin() if args.mode != "rpc" else None
     _mark_process()
-    _configure_logging(args.verbose)
+    configure_cli_logging(args.verbose)
     _end_on_termination_signals()
     try:
         try:
