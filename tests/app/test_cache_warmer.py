@@ -200,9 +200,9 @@ async def test_nothing_is_planned_when_off_unknown_unpriced_or_not_replayable() 
     assert h.warmer.status.state == "inactive"
     h.mode = "idle"
     h.warmer.start(request(OPUS.model_copy(update={"prompt_cache": None})), current)
-    assert h.warmer.status.reason == "prompt cache lifetime unknown"
+    assert h.warmer.status.reason == "cache lifetime unavailable"
     h.warmer.start(request(BUDGET, reasoning="high"), current)
-    assert h.warmer.status.reason == "request cannot be replayed"
+    assert h.warmer.status.reason == "request cannot be replayed safely"
     h.warmer.start(request(tokens=0), current)
     assert h.warmer.status.reason == "cache economics unavailable"
     await h.clock.advance(600_000)
@@ -247,7 +247,7 @@ async def test_failed_refreshes_are_not_recorded_and_warming_goes_on() -> None:
     # The entry has expired by the next tick: no full-price rewrite, warming ends.
     await h.clock.advance(270_000)
     assert len(h.calls) == 1
-    assert h.warmer.status.reason == "cache entry expired"
+    assert h.warmer.status.reason == "cache refresh deadline missed"
 
 
 async def test_streaming_mode_stops_when_the_run_settles_and_idle_mode_lowers_the_odds() -> None:

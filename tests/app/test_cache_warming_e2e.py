@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.app.test_cli_e2e import Rpc
 from tests.support.cli_env import Env
 from tests.support.openai_chunks import text_reply
@@ -54,3 +56,42 @@ def test_an_idle_session_refreshes_the_cache_with_a_one_token_request(env: Env) 
     assert warm.get("max_completion_tokens", warm.get("max_tokens")) == 1
     stored = [json.loads(line) for line in Path(state["sessionFile"]).read_text(encoding="utf-8").splitlines()]
     assert [e["kind"] for e in stored if e.get("type") == "usage"] == ["cache_warm"]
+
+
+def _stats(rpc: Rpc, command_id: str) -> dict[str, object]:
+    rpc.send({"id": command_id, "type": "get_session_stats"})
+    data: dict[str, object] = rpc.response(command_id)["data"]
+    return data
+
+
+def test_the_refresh_cost_counts_in_the_stats_live_and_after_the_session_is_resumed(env: Env) -> None:
+    _use_warm_model(env)
+    env.server.queue(text_reply("first answer"), text_reply("x", completion_tokens=1))
+    rpc = Rpc(env)
+    try:
+        rpc.send({"id": "p1", "type": "prompt", "message": "hello"})
+        rpc.read_until(lambda o: o.get("type") == "agent_settled")
+        appended = rpc.read_until(lambda o: o.get("type") == "entry_appended")
+        live = _stats(rpc, "s1")
+    finally:
+        assert rpc.close() == 0
+    session_file = str(live["sessionFile"])
+    stored = [json.loads(line) for line in Path(session_file).read_text(encoding="utf-8").splitlines()]
+    (reply,) = [e["message"] for e in stored if e.get("type") == "message" and e["message"]["role"] == "assistant"]
+    warm = appended["entry"]["usage"]
+    assert warm["cost"]["total"] > 0
+    expected_cost = reply["usage"]["cost"]["total"] + warm["cost"]["total"]
+    expected_output = reply["usage"]["output"] + warm["output"]
+    assert live["cost"] == pytest.approx(expected_cost)
+    assert live["tokens"]["output"] == expected_output  # type: ignore[index]
+
+    resumed = Rpc(env, "--session", session_file)
+    try:
+        after = _stats(resumed, "s2")
+        resumed.send({"id": "st", "type": "get_state"})
+        assert resumed.response("st")["data"]["sessionFile"] == session_file
+    finally:
+        assert resumed.close() == 0
+    assert after["cost"] == pytest.approx(expected_cost)
+    assert after["tokens"] == live["tokens"]
+    assert after["assistantMessages"] == 1

@@ -109,7 +109,7 @@ async def test_only_the_global_setting_turns_warming_on(faux: FauxProvider, tmp_
     session, clock = _session(faux, tmp_path, {"cacheWarming": "off"}, {"cacheWarming": "idle"})
     await session.prompt("hello")
     assert clock.pending() == []
-    assert session.cache_warming.warmer.status.reason == "off"
+    assert session.cache_warming.warmer.status.reason == "cache warming disabled"
 
 
 async def test_streaming_mode_stops_once_the_run_settles(faux: FauxProvider, tmp_path: Path) -> None:
@@ -118,7 +118,7 @@ async def test_streaming_mode_stops_once_the_run_settles(faux: FauxProvider, tmp
     await session.prompt("hello")
     await clock.advance(DELAY * 3)
     assert faux.state.call_count == 1
-    assert session.cache_warming.warmer.status.reason == "run settled"
+    assert session.cache_warming.warmer.status.reason == "agent run settled"
 
 
 async def test_the_last_decision_handler_wins_and_stop_ends_warming(faux: FauxProvider, tmp_path: Path) -> None:
@@ -214,7 +214,7 @@ async def test_a_long_tool_call_is_bridged_with_certain_odds(faux: FauxProvider,
     assert session.last_assistant_text() == "end"
     assert [m.role for m in faux.contexts[2].messages] == ["user", "assistant", "toolResult"]
     assert len(_usage_entries(session)) == 1
-    assert session.cache_warming.warmer.status.reason == "run settled"
+    assert session.cache_warming.warmer.status.reason == "agent run settled"
 
 
 async def test_an_abort_ends_warming(faux: FauxProvider, tmp_path: Path) -> None:

@@ -37,10 +37,23 @@ def test_a_call_needing_more_scope_asks_for_sign_in_and_the_next_sign_in_widens_
         (result,) = tool_results(installed.server.requests[1])
         assert 'MCP server \\"secure\\" requires sign-in. Run /mcp to sign in.' in result
 
+        pending = installed.run("mcp", "list")
+        assert pending.returncode == 1, pending.stdout + pending.stderr
+        lines = pending.stdout.splitlines()
+        assert lines[0] == "secure: needs sign-in (direct, global)"
+        assert lines[2] == "  sign in with: pi mcp login secure"
+        listed = installed.run("mcp", "list", "--json")
+        assert listed.returncode == 1
+        (server,) = json.loads(listed.stdout)["servers"]
+        assert server["state"] == "needs-auth"
+
         again = installed.run("mcp", "login", "secure", "--timeout", "60")
         assert again.returncode == 0, again.stderr
         scopes = [a["scope"] for a in httpx.get(f"{base}/stats", timeout=10).json()["authorize"]]
         assert scopes == ["mcp", "mcp admin"], "granted plus challenged scopes"
+        signed_in = installed.run("mcp", "list")
+        assert signed_in.returncode == 0, signed_in.stdout + signed_in.stderr
+        assert signed_in.stdout.startswith("secure: connected, 2 tools (direct, global)\n")
 
         installed.server.queue(tool_reply([("mcp__secure__admin", {})]), text_reply("done"))
         allowed = installed.run("-p", *MODEL, "administer it")

@@ -277,17 +277,16 @@ class AgentSession(SessionQueueMethods, SessionExtensionMethods):
             )
         registry = self._core.registry
         if not registry.get_api_key(model.provider):
-            from pi.ai.env_api_keys import env_var_names
+            from pi.app.oauth.provider_names import missing_key_hint
 
             if registry.auth.has_expired_login(model.provider):
                 raise NoApiKeyError(
                     f'Authentication failed for "{model.provider}": the login stored in auth.json has expired. '
                     f"Sign in again with /login or `pi auth login {model.provider}`, or set an API key."
                 )
-            names = env_var_names(model.provider)
-            hint = f"set {' or '.join(names)}" if names else "add an apiKey for it in models.json or auth.json"
             raise NoApiKeyError(
-                f"No API key found for {model.provider} (model {model.id}).\n\nTo fix it, {hint}, or pass --api-key."
+                f"No API key found for {model.provider} (model {model.id}).\n\n"
+                f"To fix it, {missing_key_hint(model.provider)}, or pass --api-key."
             )
         return model
 

@@ -41,6 +41,13 @@ log = logging.getLogger(__name__)
 
 WarmerState = Literal["inactive", "scheduled", "warming", "stopped"]
 OVERRIDE_NOTE = "extension override"
+WAITING = "waiting for first request"
+CONTEXT_CHANGED = "conversation context changed"
+RUN_SETTLED = "agent run settled"
+NO_LIFETIME = "cache lifetime unavailable"
+IDLE_LIMIT = "30-minute idle safety limit reached"
+RUN_LIMIT = "one-hour safety limit reached"
+DISABLED = "cache warming disabled"
 """The note of a refresh sent because a decision handler overrode pi's ``stop``."""
 
 
@@ -73,11 +80,23 @@ class WarmingDecision:
 
 @dataclass(frozen=True, slots=True)
 class WarmerStatus:
+    """Where warming stands, for a UI (`/session`) or a test.
+
+    `economics`/`action` are pi's own decision for the next (or, for ``stopped``, the last)
+    refresh; `override` says an extension chose the other action."""
+
     state: WarmerState
     reason: str | None = None
     next_warm_at: float | None = None
     phase: WarmingPhase | None = None
     spent_cost: float = 0.0
+    economics: WarmingEconomics | None = None
+    action: WarmingAction | None = None
+    override: bool = False
+
+    @property
+    def continuation_probability(self) -> float:
+        return continuation_probability(self.phase or "streaming")
 
 
 Send = Callable[[Model, Context, StreamOptions], Awaitable[AssistantMessage]]
@@ -132,7 +151,7 @@ class CacheWarmer:
         """The clock and timers (replace it before the first request to drive the schedule by hand)."""
         self._decide = decide
         self._run: _Run | None = None
-        self._status = WarmerStatus("inactive", "waiting for first request")
+        self._status = WarmerStatus("inactive", WAITING)
         self.on_change: Callable[[WarmerStatus], None] | None = None
         """Called whenever the status changes (a UI showing it, a test following it)."""
 
@@ -140,19 +159,40 @@ class CacheWarmer:
     def status(self) -> WarmerStatus:
         run = self._run
         if run is not None and not run.is_current():
-            self._end("inactive", "context changed")
+            self._end("inactive", CONTEXT_CHANGED)
+        if self._mode() == "off":
+            return WarmerStatus("inactive", DISABLED, spent_cost=self._status.spent_cost)
         return self._status
+
+    def _live(self, run: _Run, state: WarmerState) -> WarmerStatus:
+        """The status of a planned or running refresh, with the decision pi would take now."""
+        return WarmerStatus(
+            state,
+            next_warm_at=run.next_at if state == "scheduled" else None,
+            phase=run.phase,
+            spent_cost=run.spent_cost,
+            economics=run.economics,
+            action=run.economics.action(continuation_probability(run.phase)),
+        )
 
     def _set(self, status: WarmerStatus) -> None:
         self._status = status
         if self.on_change is not None:
             self.on_change(status)
 
-    def _end(self, state: WarmerState, reason: str) -> None:
+    def _end(self, state: WarmerState, reason: str, decided: tuple[WarmingAction, bool] | None = None) -> None:
         run, self._run = self._run, None
         if run is not None:
             run.stop()
-        self._set(WarmerStatus(state, reason, spent_cost=run.spent_cost if run is not None else 0.0))
+        spent = run.spent_cost if run is not None else 0.0
+        if decided is None or run is None:
+            self._set(WarmerStatus(state, reason, spent_cost=spent))
+            return
+        action, override = decided
+        status = WarmerStatus(
+            state, reason, phase=run.phase, spent_cost=spent, economics=run.economics, action=action, override=override
+        )
+        self._set(status)
 
     def start(self, request: WarmRequest, is_current: Callable[[], bool]) -> None:
         """A real request succeeded: replace any earlier schedule with one for this request."""
@@ -172,14 +212,14 @@ class CacheWarmer:
 
     def _unusable(self, request: WarmRequest) -> str | None:
         if self._mode() == "off":
-            return "off"
+            return DISABLED
+        if not is_replayable(request.model, request.options):
+            return "request cannot be replayed safely"
         ttl = prompt_cache_ttl_ms(request.model, request.options)
         if ttl is None:
-            return "prompt cache lifetime unknown"
+            return "request disabled prompt caching" if request.options.cache_retention == "none" else NO_LIFETIME
         if warming_delay_ms(ttl) is None:
-            return "prompt cache lifetime too short"
-        if not is_replayable(request.model, request.options):
-            return "request cannot be replayed"
+            return NO_LIFETIME
         if warming_economics(request.model, request.usage) is None:
             return "cache economics unavailable"
         return None
@@ -190,14 +230,14 @@ class CacheWarmer:
         if run is None:
             return
         if self._mode() != "idle":
-            self._end("inactive", "run settled")
+            self._end("inactive", RUN_SETTLED)
             return
         run.phase = "idle"
         run.settled_at = self.scheduler.now_ms()
         if run.next_at is not None and run.next_at > run.horizon():
-            self._end("inactive", "warming time limit reached")
+            self._end("inactive", IDLE_LIMIT)
         else:
-            self._set(WarmerStatus("scheduled", next_warm_at=run.next_at, phase="idle", spent_cost=run.spent_cost))
+            self._set(self._live(run, "scheduled"))
 
     def cancel(self, reason: str = "cancelled") -> None:
         """A real request, an abort or the end of the session: no more refreshes for the last request."""
@@ -206,11 +246,11 @@ class CacheWarmer:
 
     def _plan(self, run: _Run, at: float) -> None:
         if at > run.horizon():
-            self._end("inactive", "warming time limit reached")
+            self._end("inactive", IDLE_LIMIT if run.phase == "idle" else RUN_LIMIT)
             return
         run.next_at = at
         run.cancel_timer = self.scheduler.call_later(at - self.scheduler.now_ms(), lambda: self._tick(run))
-        self._set(WarmerStatus("scheduled", next_warm_at=at, phase=run.phase, spent_cost=run.spent_cost))
+        self._set(self._live(run, "scheduled"))
 
     async def _tick(self, run: _Run) -> None:
         run.cancel_timer = None
@@ -218,19 +258,21 @@ class CacheWarmer:
             return
         mode = self._mode()
         if mode == "off" or (mode == "streaming" and run.phase == "idle"):
-            self._end("inactive", "off" if mode == "off" else "run settled")
+            self._end("inactive", DISABLED if mode == "off" else RUN_SETTLED)
             return
         if not run.is_current():
-            self._end("inactive", "context changed")
+            self._end("inactive", CONTEXT_CHANGED)
             return
         if self.scheduler.now_ms() >= run.last_activity + run.ttl_ms:
-            self._end("inactive", "cache entry expired")  # a refresh now would write it again at full price
+            self._end("inactive", "cache refresh deadline missed")  # a refresh now would write the entry again
             return
         action, note = await self._decision(run, mode)
         if run is not self._run:
             return
         if action == "stop":
-            self._end("stopped", "not worth it")
+            overridden = note is not None
+            reason = "stopped by extension" if overridden else "expected savings below threshold"
+            self._end("stopped", reason, ("warm" if overridden else "stop", overridden))  # pi's own action
             return
         await self._refresh(run, note)
 
@@ -268,7 +310,7 @@ class CacheWarmer:
             run.last_activity + run.ttl_ms - self.scheduler.now_ms(),
             _abort_later(controller),
         )
-        self._set(WarmerStatus("warming", phase=run.phase, spent_cost=run.spent_cost))
+        self._set(replace(self._live(run, "warming"), override=note is not None))
         request = run.request
         options = replace(request.options, max_tokens=1, max_retries=0, signal=controller.signal)
         try:
@@ -301,4 +343,4 @@ def _abort_later(controller: AbortController) -> Callable[[], Awaitable[None]]:
     return abort
 
 
-__all__ = ["OVERRIDE_NOTE", "CacheWarmer", "WarmRequest", "WarmerStatus", "WarmingDecision"]
+__all__ = ["DISABLED", "OVERRIDE_NOTE", "WAITING", "CacheWarmer", "WarmRequest", "WarmerStatus", "WarmingDecision"]

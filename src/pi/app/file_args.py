@@ -4,6 +4,12 @@ The format is pi's: ``<file name="/abs/path">`` ... ``</file>`` around each file
 the first message, so prompts written for the TypeScript pi behave the same. Names are resolved as
 the read tool resolves them (``~``, ``file://`` URLs, the spellings macOS uses in screenshot names),
 and a text file's byte-order mark is dropped.
+
+Images are only converted here (formats models cannot take become PNG), never shrunk: the model
+they go to is not known yet when the command line is read, and its `inputLimits.images.resize`
+profile may be smaller or larger than the defaults. The session fits every prompt image to the
+current model's profile as the prompt enters it (`pi.app.session_images.ImageFitter`, which also
+honours `images.autoResize: false`), so each attached image is encoded once, with the right limits.
 """
 
 from __future__ import annotations
@@ -26,7 +32,11 @@ class ProcessedFiles:
     images: list[ImageContent] = field(default_factory=list)
 
 
-def process_file_args(paths: list[str], cwd: Path, auto_resize_images: bool = True) -> ProcessedFiles:
+def process_file_args(paths: list[str], cwd: Path, auto_resize_images: bool = False) -> ProcessedFiles:
+    """The text of `paths` for the first message and the images to attach to it.
+
+    `auto_resize_images=True` shrinks images to the default limits at once; callers that hand the
+    images to a session leave it off (see the module docstring)."""
     result = ProcessedFiles()
     parts: list[str] = []
     for raw in paths:

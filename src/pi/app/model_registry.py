@@ -109,8 +109,17 @@ class ModelRegistry:
     def _catalog(self, provider: str) -> list[Model]:
         built = self._built.get(provider)
         if built is None:
-            built = self._built[provider] = catalog_provider_models(provider)
+            stored = self._stored_catalog(provider)
+            built = self._built[provider] = stored if stored is not None else catalog_provider_models(provider)
         return built
+
+    def _stored_catalog(self, provider: str) -> list[Model] | None:
+        """The Radius account's own list a login fetched (models-store.json beside models.json), if any."""
+        if provider != "radius" or self.models_json is None:
+            return None
+        from pi.app.oauth.radius_catalog import STORE_FILE, stored_models
+
+        return stored_models(self.models_json.with_name(STORE_FILE))
 
     # -- models.json -------------------------------------------------------------------------------
 

@@ -62,7 +62,8 @@ async def test_session_info_block(tmp_path: Path) -> None:
     assert f" ID: {env.session.session_id}" in text
     # Total counts every message of the session, the system message (prompt and tools) included.
     assert " Total: 5\n User: 2\n Assistant: 2\n Tools: 0 calls, 0 results" in text
-    assert " Cache Warming\n Mode: idle\n Status: Inactive (waiting for first request)" in text
+    # The warmer's real state: the scripted model declares no prompt-cache lifetime.
+    assert " Cache Warming\n Mode: idle\n Status: Inactive (cache lifetime unavailable)" in text
 
 
 async def test_compact_on_tiny_session_reports_nothing_to_compact(tmp_path: Path) -> None:

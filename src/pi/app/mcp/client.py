@@ -4,6 +4,10 @@ A connection lives in its own task (the SDK's streams and task groups must be en
 one task), so callers only see `connect()`, `call_tool()`, resource requests and `close()`. The
 connection never raises for server trouble: it moves to a state (`failed`, `needs-auth`,
 `disconnected`) and keeps the error text, and the next call reconnects a dropped server.
+
+Opening the transport and session is `pi.app.mcp.connection_transport`; tokens, refresh and
+step-up challenges are `pi.app.mcp.connection_auth`; the error types are in `connect_errors`
+(re-exported here).
 """
 
 from __future__ import annotations
@@ -11,18 +15,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from pi.app.mcp.config import ServerConfig
-from pi.app.mcp.connect_errors import describe_error, error_leaves, http_status, is_transient
-from pi.app.mcp.mcp_log import append_log, format_entry
+from pi.app.mcp.connect_errors import (
+    ConnectionClosedError,
+    NeedsAuthError,
+    describe_error,
+    error_leaves,
+    http_status,
+    is_transient,
+)
+from pi.app.mcp.connection_auth import ConnectionAuth
+from pi.app.mcp.connection_transport import Live, OpenHooks, open_live
 from pi.app.mcp.naming import RemoteTool
-from pi.app.mcp.secrets import expand_home, expand_map
 from pi.app.mcp.tool_listing import list_remote_tools
 
 log = logging.getLogger(__name__)
@@ -30,29 +39,8 @@ log = logging.getLogger(__name__)
 State: TypeAlias = Literal["connecting", "connected", "needs-auth", "failed", "disconnected", "closed"]
 HTTP_RETRY_DELAYS_S = (0.25, 1.0)
 CONNECT_TIMEOUT_S = 30.0
-PI_VERSION = "1.6.0"
 SESSION_TERMINATED = "Session terminated"
 ProgressFn: TypeAlias = Callable[[float, float | None, str | None], Awaitable[None] | None]
-
-
-class NeedsAuthError(RuntimeError):
-    """The server answered 401 and no stored token could be used."""
-
-
-class ConnectionClosedError(RuntimeError):
-    """The transport ended while a request was pending."""
-
-
-@dataclass(slots=True)
-class _Live:
-    """What exists only while connected."""
-
-    session: Any
-    closed: asyncio.Event
-    stop: asyncio.Event = field(default_factory=asyncio.Event)
-    stderr: Callable[[], str] = str
-    final_stderr: Callable[[], Awaitable[str]] | None = None
-    transport_error: asyncio.Future[BaseException] | None = None
 
 
 class McpConnection:
@@ -69,12 +57,8 @@ class McpConnection:
         http_auth: Any = None,
     ) -> None:
         self.server = server
-        self.http_auth = http_auth
-        """An `httpx.Auth` for HTTP requests (a sign-in passes the token it just obtained)."""
-        self._sent_token: str | None = None
-        self._refresh_tried = False
-        self._challenged_scope: str | None = None
-        """The scope a `403 insufficient_scope` asked for since the last request began."""
+        self.auth = ConnectionAuth(server, agent_dir, http_auth)
+        """Tokens to send and OAuth challenges (`http_auth`: an `httpx.Auth` a sign-in passes)."""
         self.cwd = cwd
         self.log_path = log_path
         self.agent_dir = agent_dir
@@ -86,7 +70,7 @@ class McpConnection:
         self.instructions: str | None = None
         self.has_resources = False
         self.has_tools = False
-        self._live: _Live | None = None
+        self._live: Live | None = None
         self._runner: asyncio.Task[None] | None = None
         self._connecting: asyncio.Future[None] | None = None
         self._startup_stderr: Callable[[], Awaitable[str]] | None = None
@@ -106,8 +90,7 @@ class McpConnection:
         loop = asyncio.get_running_loop()
         self._connecting = loop.create_future()
         self.state, self.error = "connecting", None
-        self._refresh_tried = False
-        self._challenged_scope = None
+        self.auth.reset()
         try:
             await self._connect_with_retries()
         finally:
@@ -133,7 +116,7 @@ class McpConnection:
                 if self._stepped_up():
                     return
                 if isinstance(error, NeedsAuthError) or any(http_status(leaf) == 401 for leaf in error_leaves(error)):
-                    if await self._refreshed_after_401():
+                    if await self.auth.refreshed_after_401():
                         continue
                     self.state, self.error = "needs-auth", self._sign_in_message()
                     return
@@ -144,21 +127,8 @@ class McpConnection:
                 self._fail(describe_error(error), stderr)
                 return
 
-    async def _refreshed_after_401(self) -> bool:
-        """After a 401 to a stored token: True when a refresh produced a different token to try."""
-        sent, self._sent_token = self._sent_token, None
-        if sent is None or self.agent_dir is None or self._refresh_tried:
-            return False
-        self._refresh_tried = True
-        from pi.app.mcp.oauth_tokens import refresh
-
-        fresh = await refresh(self.agent_dir, self.server, sent)
-        return fresh is not None and fresh != sent
-
     def _sign_in_message(self) -> str:
-        provider = self.server.auth_provider
-        how = f"/login {provider}" if provider else "/mcp"
-        return f'MCP server "{self.name}" requires sign-in. Run {how} to sign in.'
+        return self.auth.sign_in_message()
 
     def _fail(self, message: str, stderr: str = "") -> None:
         text = f'MCP server "{self.name}" failed to connect: {message}'
@@ -169,7 +139,7 @@ class McpConnection:
         """The connection's task: open transport and session, report readiness, wait for the end."""
         from contextlib import AsyncExitStack
 
-        live: _Live | None = None
+        live: Live | None = None
         try:
             async with AsyncExitStack() as stack:
                 live = await self._open(stack)
@@ -197,7 +167,7 @@ class McpConnection:
             if live is not None and self._live is live:
                 self._live = None
 
-    def _dropped(self, live: _Live) -> None:
+    def _dropped(self, live: Live) -> None:
         """Mark the connection dropped, unless `live` is an older connection already replaced."""
         if self._live is not live or self.state == "needs-auth":
             return
@@ -205,124 +175,23 @@ class McpConnection:
         self.state = "disconnected"
         self.error = "Connection closed" + (f"\n{tail}" if tail else "")
 
-    async def _open(self, stack: contextlib.AsyncExitStack) -> _Live:
-        from mcp import ClientSession, types
-
-        closed = asyncio.Event()
-        stderr: Callable[[], str] = str
-        if self.server.transport == "stdio":
-            from pi.app.mcp import stdio_transport
-
-            env = {**os.environ, **expand_map(self.server.env)}
-            command = expand_home(self.server.command or "")
-            args = [expand_home(a) for a in self.server.args]
-            cwd = str((self.cwd / expand_home(self.server.cwd)).resolve()) if self.server.cwd else str(self.cwd)
-            if not Path(cwd).is_dir():
-                raise RuntimeError(f"working directory {cwd} does not exist")
-            try:
-                proc = await stdio_transport.spawn(command, args, env, cwd)
-            except OSError as error:
-                raise RuntimeError(f"{error.strerror or error}: {command}") from error
-            closed = proc.closed
-            stderr = lambda: proc.stderr_tail  # noqa: E731
-            self._startup_stderr = lambda: stdio_transport.final_stderr(proc)
-            read, write = await stack.enter_async_context(stdio_transport.stdio_streams(proc))
-        else:
-            token = await self._stored_token()
-            read, write = await stack.enter_async_context(self._http_streams(token, closed))
-        transport_error: asyncio.Future[BaseException] = asyncio.get_running_loop().create_future()
-
-        async def on_message(message: Any) -> None:
-            if isinstance(message, Exception):
-                if not transport_error.done():
-                    transport_error.set_result(message)
-                return
-            await self._on_notification(message)
-
-        async def on_log(params: Any) -> None:
-            if self.log_path is not None:
-                append_log(self.log_path, format_entry(self.name, str(params.level), params.logger, params.data))
-
-        async def list_roots(_context: Any) -> Any:
-            return types.ListRootsResult(roots=[types.Root(uri=self.cwd.resolve().as_uri(), name=self.cwd.name)])
-
-        session = await stack.enter_async_context(
-            ClientSession(
-                read,
-                write,
-                message_handler=on_message,
-                logging_callback=on_log,
-                list_roots_callback=list_roots,  # type: ignore[arg-type]
-                client_info=types.Implementation(name="pi", version=PI_VERSION),
-            )
-        )
-        return _Live(session=session, closed=closed, stderr=stderr, transport_error=transport_error)
-
-    def _http_streams(self, token: str | None, closed: asyncio.Event) -> Any:
-        import httpx
-        from mcp.client.streamable_http import streamable_http_client
-
-        headers = expand_map(self.server.headers)
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        client = httpx.AsyncClient(
-            headers=headers,
-            auth=self.http_auth,
-            timeout=httpx.Timeout(30.0, read=300.0),
-            follow_redirects=False,
-            event_hooks={"response": [lambda response: self._watch_scope(response, closed)]},
-        )
-
-        @contextlib.asynccontextmanager
-        async def streams() -> Any:
-            async with client, streamable_http_client(self.server.url or "", http_client=client) as (read, write, _):
-                yield read, write
-
-        return streams()
-
-    async def _watch_scope(self, response: Any, closed: asyncio.Event) -> None:
-        """On `403 insufficient_scope`, note the scope and end the connection: the SDK only sees an
-        HTTP error it cannot answer the pending request with, so this is where both are known."""
-        from pi.app.mcp.oauth_tokens import insufficient_scope
-
-        scope = insufficient_scope(response)
-        if scope is not None:
-            self._challenged_scope = scope
-            closed.set()
+    async def _open(self, stack: contextlib.AsyncExitStack) -> Live:
+        hooks = OpenHooks(on_notification=self._on_notification, log_path=self.log_path)
+        live, self._startup_stderr = await open_live(stack, self.server, self.cwd, self.auth, hooks)
+        return live
 
     def _stepped_up(self) -> bool:
-        """After an `insufficient_scope` answer: remember the wider scope for the next sign-in and
-        wait for it (`needs-auth`). Connections never start a browser flow themselves."""
-        scope, self._challenged_scope = self._challenged_scope, None
-        if scope is None:
+        """After an `insufficient_scope` answer: the wider scope is remembered for the next sign-in
+        and the connection waits for it (`needs-auth`)."""
+        if not self.auth.take_step_up():
             return False
-        if self.agent_dir is not None:
-            from pi.app.mcp.oauth_tokens import record_step_up
-
-            record_step_up(self.agent_dir, self.server, scope)
         self.state, self.error = "needs-auth", self._sign_in_message()
         live = self._live
         if live is not None:
             live.stop.set()
         return True
 
-    async def _stored_token(self) -> str | None:
-        """The access token saved by a sign-in (refreshed when expired), for servers that use OAuth."""
-        self._sent_token = None
-        if self.agent_dir is None or self.http_auth is not None:
-            return None
-        if self.server.auth_provider:
-            from pi.app.mcp.oauth_tokens import provider_token
-
-            return provider_token(self.agent_dir, self.server.auth_provider)
-        from pi.app.mcp.oauth_tokens import token_for_connect, uses_oauth
-
-        if not uses_oauth(self.server):
-            return None
-        self._sent_token = await token_for_connect(self.agent_dir, self.server)
-        return self._sent_token
-
-    async def _handshake(self, live: _Live) -> None:
+    async def _handshake(self, live: Live) -> None:
         """`initialize` (racing transport errors such as a 401), then `tools/list` when offered."""
         failure = live.transport_error
         assert failure is not None
@@ -355,7 +224,7 @@ class McpConnection:
         self.tools = await list_remote_tools(live.session) if self.has_tools else []
 
     @staticmethod
-    def _tail(live: _Live) -> str:
+    def _tail(live: Live) -> str:
         tail = live.stderr().strip()
         return f"\n{tail}" if tail else ""
 
@@ -367,7 +236,7 @@ class McpConnection:
             self._background.add(task)
             task.add_done_callback(self._background.discard)
 
-    async def _refresh_tools(self, live: _Live) -> None:
+    async def _refresh_tools(self, live: Live) -> None:
         try:
             self.tools = await list_remote_tools(live.session)
         except Exception as error:
@@ -394,7 +263,7 @@ class McpConnection:
 
         Tool calls are never retried, except once on a new session when an HTTP server answered
         404 to the session id (the session expired, so the call never ran)."""
-        self._challenged_scope = None
+        self.auth.clear_challenge()
         try:
             return await self._call_tool_once(tool, arguments, on_progress)
         except Exception as error:
@@ -462,7 +331,7 @@ class McpConnection:
         """A read-only request (`list_resources`, `read_resource`, …): retried once after 250 ms."""
         for attempt in (0, 1):
             session = await self._session()
-            self._challenged_scope = None
+            self.auth.clear_challenge()
             try:
                 return await self._until_closed(getattr(session, method)(**kwargs))
             except Exception as error:

@@ -5,6 +5,14 @@ from __future__ import annotations
 import re
 
 
+class NeedsAuthError(RuntimeError):
+    """The server answered 401 and no stored token could be used."""
+
+
+class ConnectionClosedError(RuntimeError):
+    """The transport ended while a request was pending."""
+
+
 def error_leaves(error: BaseException) -> list[BaseException]:
     """The real errors inside (nested) exception groups, which the SDK's task groups raise."""
     if isinstance(error, BaseExceptionGroup):
@@ -44,4 +52,11 @@ def describe_error(error: BaseException) -> str:
     return str(leaf) or type(leaf).__name__
 
 
-__all__ = ["describe_error", "error_leaves", "http_status", "is_transient"]
+__all__ = [
+    "ConnectionClosedError",
+    "NeedsAuthError",
+    "describe_error",
+    "error_leaves",
+    "http_status",
+    "is_transient",
+]

@@ -211,6 +211,13 @@ def record_step_up(agent_dir: Path, server: ServerConfig, scope: str) -> None:
     save_credentials(agent_dir, server, state)
 
 
+def step_up_pending(agent_dir: Path, server: ServerConfig) -> bool:
+    """Whether the server asked for more scope than the stored tokens carry, and no sign-in has
+    answered that yet."""
+    state = load_credentials(agent_dir, server)
+    return state is not None and "stepUpScope" in state
+
+
 async def token_for_connect(agent_dir: Path, server: ServerConfig) -> str | None:
     """The access token to send: the stored one, refreshed first when it has expired."""
     state = load_credentials(agent_dir, server) or {}
@@ -230,6 +237,7 @@ __all__ = [
     "provider_token",
     "record_step_up",
     "refresh",
+    "step_up_pending",
     "store_tokens",
     "token_for_connect",
     "uses_oauth",

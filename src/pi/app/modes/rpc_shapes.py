@@ -56,6 +56,12 @@ def session_stats_json(session: AgentSession) -> dict[str, Any]:
                 last_usage = message
         elif isinstance(message, ToolResultMessage):
             tool_results += 1
+    from pi.app.cache_warming_usage import usage_entry_totals
+
+    outside = usage_entry_totals(session.session.get_entries())  # refreshes etc., outside the context
+    for key, value in outside.token_dict().items():
+        tokens[key] += value
+    cost += outside.cost
     out: dict[str, Any] = {
         "sessionFile": session.session_file,
         "sessionId": session.session_id,

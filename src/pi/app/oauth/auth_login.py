@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import IO
+from pathlib import Path
+from typing import IO, Any
 
 from pi.app.oauth.console import ConsoleInteraction
 from pi.app.oauth.errors import LoginCancelled, OAuthError
@@ -110,7 +111,23 @@ async def run_login(
         err.write(f"Failed to log in to {name}: {exc}\n")
         return 1
     out.write(f"Logged in to {name}. Credentials saved to {store.path}\n")
+    if provider == "radius" and ctx.agent_dir is not None:
+        await _after_radius_login(ctx.agent_dir, ctx.providers.radius.gateway_url, entry, out, err)
     return 0
+
+
+async def _after_radius_login(agent_dir: Path, gateway: str, entry: dict[str, Any], out: IO[str], err: IO[str]) -> None:
+    """Fetch the account's model list (unless offline), then point the gateway's MCP server at the login."""
+    from pi.app.oauth.radius_catalog import CatalogError, network_allowed, refresh_radius_models
+    from pi.app.oauth.radius_mcp import configure_after_login
+
+    if network_allowed():
+        access = entry.get("access")
+        try:
+            await refresh_radius_models(agent_dir, gateway, access if isinstance(access, str) else None)
+        except (CatalogError, OSError) as exc:
+            out.write(f"The Radius model catalog could not be refreshed: {exc}\n")
+    configure_after_login(agent_dir, gateway, out, err)
 
 
 def _method(flow: OAuthFlow, no_browser: bool) -> tuple[str | None, str | None]:

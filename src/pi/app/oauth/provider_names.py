@@ -26,6 +26,20 @@ def display_name(provider: str) -> str:
     return flow.name if flow is not None else provider
 
 
+def missing_key_hint(provider: str) -> str:
+    """What the no-key error suggests: the provider's login when it has one, its environment variable,
+    or (with neither) a key in models.json or auth.json. The caller adds `--api-key`."""
+    from pi.ai.env_api_keys import env_var_names
+
+    names = env_var_names(provider)
+    steps = [f"run /login {provider} (or `pi auth login {provider}` in a shell)"] if provider in oauth_flows() else []
+    if names:
+        steps.append(f"set {' or '.join(names)}")
+    elif not steps:
+        steps.append("add an apiKey for it in models.json or auth.json")
+    return ", ".join(steps)
+
+
 def api_key_providers() -> list[str]:
     """Providers of the model catalog (those take an API key)."""
     try:
@@ -36,4 +50,4 @@ def api_key_providers() -> list[str]:
         return []
 
 
-__all__ = ["api_key_providers", "display_name", "oauth_flows"]
+__all__ = ["api_key_providers", "display_name", "missing_key_hint", "oauth_flows"]

@@ -65,6 +65,8 @@ class ChatView(Container):
         """The view of a stored custom message (set while extensions are loaded)."""
         self.markdown_hook: Callable[[str, str, bool], str] | None = None
         """Extensions' markdown transformers: (message type, markdown, streaming) -> markdown to draw."""
+        self.rebuild_hook: Callable[[Sequence[Any]], Callable[[Any], None] | None] | None = None
+        """Called as `rebuild` starts; what it returns is called after each stored message is drawn."""
 
     def render(self, width: int) -> list[str]:
         # Streaming replies are re-laid out once per frame, not once per token.
@@ -199,8 +201,11 @@ class ChatView(Container):
     def rebuild(self, messages: Sequence[Any]) -> None:
         """The whole transcript from stored messages (resume, or after a compaction)."""
         self.clear_chat()
+        after = self.rebuild_hook(messages) if self.rebuild_hook is not None else None
         for message in messages:
             self._add_stored(message)
+            if after is not None:
+                after(message)
 
     def _add_stored(self, message: Any) -> None:
         role = getattr(message, "role", None)

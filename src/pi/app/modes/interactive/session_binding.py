@@ -36,6 +36,11 @@ class SessionBinding:
         self.retry_task: asyncio.Task[None] | None = None
         self.compacting = False
         self.retrying = False
+        from pi.app.cache_warming_transcript import CacheNotices
+
+        self.cache_notices = CacheNotices(app)
+        """`showCacheMissNotices`: refresh and cache-miss lines in the transcript."""
+        app.chat.rebuild_hook = self.cache_notices.for_rebuild
 
     def __call__(self, event: Any) -> None:
         handler = getattr(self, "on_" + str(getattr(event, "type", "")), None)
@@ -99,6 +104,10 @@ class SessionBinding:
                 self._fail_pending_tools(message)
             self.current = None
             self.app.footer.refresh()
+            self.cache_notices.on_reply(message)
+
+    def on_entry_appended(self, event: Any) -> None:
+        self.cache_notices.on_entry(getattr(event, "entry", None))
 
     def _tool_calls(self, message: Any, *, complete: bool) -> None:
         for block in getattr(message, "content", None) or []:

@@ -227,6 +227,10 @@ async def _sign_in(api: InteractiveApi, dialog: LoginDialog, option: ProviderOpt
     ctx = OAuthContext(providers=table_from_env(os.environ), agent_dir=api.agent_dir)
     entry = await flow.login(dialog, ctx, method)
     await asyncio.to_thread(auth.set_oauth, option.id, entry)
+    if option.id == RADIUS:
+        from pi.app.modes.interactive.commands.radius_login import refresh_catalog
+
+        await refresh_catalog(api, entry)
     return auth.path
 
 
@@ -251,6 +255,10 @@ def _finish(api: InteractiveApi, option: ProviderOption, path: Path | None) -> N
     quiet = isinstance(warnings, dict) and warnings.get("anthropicExtraUsage") is False
     if option.id == "anthropic" and option.auth_type == "oauth" and not quiet:
         api.show_warning(ANTHROPIC_SUBSCRIPTION_WARNING)
+    if option.id == RADIUS and option.auth_type == "oauth":
+        from pi.app.modes.interactive.commands.radius_login import offer_radius_mcp
+
+        offer_radius_mcp(api, option.name)
 
 
 def stored_providers(api: InteractiveApi) -> list[str]:

@@ -12,7 +12,16 @@ if TYPE_CHECKING:
     from pi.app.agent_session import AgentSession
     from pi.tui.theme import Theme
 
-WARMING_IDLE_STATUS = "Inactive (waiting for first request)"
+
+def cache_warming_lines(session: AgentSession) -> list[str]:
+    """The global mode, the warmer's real state and, while a decision is known, its prices."""
+    from pi.app.cache_warming_status import price_lines, status_line
+
+    warming = session.cache_warming
+    status = warming.warmer.status
+    now = warming.warmer.scheduler.now_ms() if status.state == "scheduled" else 0.0  # the clock is the loop's
+    lines = [f"Mode: {warming.mode()}", f"Status: {status_line(status, now)}"]
+    return lines + price_lines(status)
 
 
 def session_info_lines(session: AgentSession, theme: Theme) -> list[str]:
@@ -37,9 +46,7 @@ def session_info_lines(session: AgentSession, theme: Theme) -> list[str]:
         lines.append(f"Cache writes: {tokens['cacheWrite']:,}")
     lines.append(f"Output: {tokens['output']:,}")
     lines.append(f"Total: {tokens['total']:,}")
-    mode = session.settings.get("cacheWarming", "idle")
-    lines.extend(["", bold("Cache Warming"), f"Mode: {mode}"])
-    lines.append(f"Status: {'Off' if mode == 'off' else WARMING_IDLE_STATUS}")
+    lines.extend(["", bold("Cache Warming"), *cache_warming_lines(session)])
     model = session.model
     from pi.app.oauth.subscription import uses_subscription
 
@@ -50,4 +57,4 @@ def session_info_lines(session: AgentSession, theme: Theme) -> list[str]:
     return lines
 
 
-__all__ = ["WARMING_IDLE_STATUS", "session_info_lines"]
+__all__ = ["cache_warming_lines", "session_info_lines"]
