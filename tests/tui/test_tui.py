@@ -70,6 +70,26 @@ async def test_frames_are_at_least_16ms_apart() -> None:
     assert all(gap >= 0.0155 for gap in gaps), gaps
 
 
+async def test_typed_keys_are_drawn_at_once_even_right_after_a_frame() -> None:
+    """A key must not wait for the next frame slot while frames are due (a streaming reply)."""
+    from pi.tui.input import Input
+    from pi.tui.theme import Theme
+
+    tui, term, _doc, dock = make_tui(30, 6, mode="regular")
+    field = Input(Theme.plain())
+    dock.add(field)
+    tui.start()
+    tui.set_focus(field)
+    tui.render_now()  # a frame just happened: the next scheduled one is up to 16 ms away
+    before = _frame_count(term.output)
+    term.feed_bytes(b"Z")
+    assert _frame_count(term.output) == before + 1  # drawn synchronously, with the read
+    assert any("Z" in line for line in term.display())
+    term.feed_bytes(b"abc")  # one read, one frame
+    assert _frame_count(term.output) == before + 2
+    assert any("Zabc" in line for line in term.display())
+
+
 def test_live_mode_switch_keeps_the_tree() -> None:
     tui, term, doc, dock = make_tui(30, 8, mode="regular")
     for i in range(12):

@@ -71,16 +71,24 @@ class UserBash:
             if text:
                 core.events.emit_nowait(BashExecutionUpdateEvent(text, update_id))
 
-        decision = await self.before_run(command, exclude_from_context) if self.before_run is not None else None
-        given = getattr(decision, "result", None)
-        operations = getattr(decision, "operations", None)
+        # The controller exists before anything is awaited: an abort that comes while extensions are
+        # still deciding (Esc pressed right after Enter) cancels the command instead of being lost.
         controller = AbortController()
         self._controller = controller
         cancelled = False
         exit_code: int | None = None
+        try:
+            decision = await self.before_run(command, exclude_from_context) if self.before_run is not None else None
+        except BaseException:
+            self._controller = None
+            raise
+        given = getattr(decision, "result", None)
+        operations = getattr(decision, "operations", None)
         env: Mapping[str, str] = {**os.environ, **self._environment()}
         try:
-            if given is None and operations is not None:
+            if controller.signal.aborted:
+                cancelled = True
+            elif given is None and operations is not None:
                 exit_code = await _run_operations(operations, command, str(core.cwd), on_data, controller, env)
             elif given is None:
                 result = await run_shell_command(

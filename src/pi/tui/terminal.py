@@ -126,6 +126,8 @@ class Terminal:
         self.replies_done = False
         self.palette_replies: dict[str, tuple[int, int, int]] = {}
         self.on_input: Callable[[str], None] | None = None
+        #: After each batch of input (one read, or the sequences a timeout completed) reached `on_input`.
+        self.on_input_batch: Callable[[], None] | None = None
         self.on_resize: Callable[[], None] | None = None
         self.on_replies: Callable[[], None] | None = None
         #: SIGTSTP from outside (the TUI suspends); SIGCONT (redraw); SIGTERM/SIGHUP or a dead terminal.
@@ -341,6 +343,8 @@ class Terminal:
             delivered.append(seq)
             if self.on_input is not None:
                 self.on_input(seq)
+        if delivered and self.on_input_batch is not None:
+            self.on_input_batch()
         return delivered
 
 

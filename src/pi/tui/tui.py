@@ -117,6 +117,7 @@ class TUI:
         """Take the terminal: raw input, key protocol, and (fullscreen) the alternate screen."""
         term = self.terminal
         term.on_input = self.handle_input
+        term.on_input_batch = self._draw_input_now
         term.on_resize = lambda: self.request_render(full=True)
         if term.on_suspend_signal is None:
             term.on_suspend_signal = self.suspend
@@ -204,6 +205,17 @@ class TUI:
             if self.on_fatal is None:
                 raise
             self.on_fatal(exc)
+
+    def _draw_input_now(self) -> None:
+        """Draw what a batch of input changed at once instead of at the next frame slot.
+
+        While a reply streams, frames are due every `FRAME_INTERVAL`, and a key that arrived just after
+        one would otherwise wait for the next: typing is echoed without that wait. A batch (one read
+        from the terminal) gets one frame, however many keys it held.
+        """
+        if self._frame_handle is not None:
+            self._frame_handle.cancel()
+        self._on_frame_timer()
 
     def _cancel_frame(self) -> None:
         if self._frame_handle is not None:

@@ -193,6 +193,20 @@ async def test_without_a_model_the_ui_opens_and_explains(tmp_path: Path) -> None
         assert await h.finished() == 0
 
 
+async def test_esc_right_after_enter_keeps_the_command_from_running(tmp_path: Path) -> None:
+    """Esc pressed before the `!` command's task has started must still cancel it, not be lost."""
+    with faux_provider() as faux:
+        h = make_app(faux, tmp_path)
+        await h.start()
+        marker = tmp_path / "ran"
+        h.type(f"!sleep 30; touch {marker}")
+        h.keys(ENTER)
+        h.keys(ESC)  # nothing awaited in between: the command's task has not run yet
+        await h.wait("(cancelled)")
+        assert not h.app.bash.running
+        assert not marker.exists()
+
+
 async def test_slash_quit_and_bash_refusal(tmp_path: Path) -> None:
     """`!` output streams into a block; a second `!` while one runs is refused; `/quit` ends the run."""
     with faux_provider() as faux:

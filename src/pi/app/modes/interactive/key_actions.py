@@ -20,7 +20,7 @@ def on_escape(app: InteractiveApp, *, double: bool) -> None:
     elif app.binding.retrying:
         session.abort_retry()
     elif app.bash.running:
-        session.abort_bash()
+        app.bash.abort()
     elif session.is_streaming:
         restore_queue(app)
         app.spawn(session.abort())

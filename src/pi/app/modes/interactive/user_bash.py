@@ -22,6 +22,8 @@ class UserBashRunner:
         self.app = app
         self.view: UserBashView | None = None
         self.running = False
+        self._cancel_requested = False
+        """Esc came before the command's task got to start it: it is then not started at all."""
 
     def start(self, text: str) -> bool:
         """Run `!cmd` / `!!cmd`; refused (the text goes back into the editor) while another one runs."""
@@ -40,14 +42,26 @@ class UserBashRunner:
             app.chat.add(view)
         self.view = view
         self.running = True
+        self._cancel_requested = False
         app.spawn(self._run(command, exclude, view))
         app.ensure_ticking()
         app.request_render()
         return True
 
+    def abort(self) -> None:
+        """Esc while `!` runs: kill the command, or keep it from starting if its task has not run yet."""
+        if self.running:
+            self._cancel_requested = True
+            self.app.session.abort_bash()
+
     async def _run(self, command: str, exclude: bool, view: UserBashView) -> None:
         try:
-            result = await self.app.session.execute_bash(command, exclude_from_context=exclude)
+            if self._cancel_requested:  # nothing awaited between this test and the session taking the command
+                from pi.app.session_bash import BashResult
+
+                result = BashResult(output="", exit_code=None, cancelled=True, truncated=False)
+            else:
+                result = await self.app.session.execute_bash(command, exclude_from_context=exclude)
             await self.app.session.drain_events()  # every output chunk is in the block before it ends
             view.finish(result)
         finally:
