@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from pi.agent.context import AgentContext
 from pi.agent.tool import AgentToolResult, ToolContent
 from pi.ai.abort import AbortSignal
-from pi.ai.types import AssistantMessage, ToolCall
+from pi.ai.types import AssistantMessage, ToolCall, Usage
 
 BLOCKED_DEFAULT_REASON = "Tool execution was blocked"
 
@@ -55,6 +55,7 @@ class AfterToolCallResult:
     details: Any = None
     is_error: bool | None = None
     terminate: bool | None = None
+    usage: Usage | None = None
 
 
 class BeforeToolCall(Protocol):

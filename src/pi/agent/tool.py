@@ -14,7 +14,7 @@ from typing import Any, Generic, Literal, Protocol, TypeAlias, TypeVar
 from pydantic import BaseModel
 
 from pi.ai.abort import AbortSignal
-from pi.ai.types import ImageContent, TextContent, Tool
+from pi.ai.types import ImageContent, TextContent, Tool, Usage
 
 ParamsT = TypeVar("ParamsT", bound=BaseModel)
 ParamsT_contra = TypeVar("ParamsT_contra", bound=BaseModel, contravariant=True)
@@ -34,6 +34,8 @@ class AgentToolResult:
     """A failure returned rather than raised (a command's non-zero exit), so that `details` are kept."""
     structured_content: Any = None
     """Machine-readable form of the result for programs driving the agent; never sent to the model."""
+    usage: Usage | None = None
+    """Model usage of the tool's own work (e.g. models a script ran); kept on the result message."""
 
 
 OnToolUpdate: TypeAlias = Callable[[AgentToolResult], "Awaitable[None] | None"]

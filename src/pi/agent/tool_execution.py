@@ -404,6 +404,7 @@ class ToolPhase:
             details=change.details if change.details is not None else result.details,
             terminate=change.terminate if change.terminate is not None else result.terminate,
             structured_content=result.structured_content,
+            usage=change.usage if change.usage is not None else result.usage,
         )
         return replaced, change.is_error if change.is_error is not None else is_error
 
@@ -431,6 +432,7 @@ class ToolPhase:
                 tool_name=call.name,
                 content=list(result.content or ()),
                 details=result.details,
+                usage=result.usage,
                 is_error=item.is_error,
             )
         except ValidationError as exc:

@@ -34,6 +34,8 @@ def _as_dict(result: Any, is_error: bool) -> dict[str, Any]:
         out["isError"] = True
     if result.structured_content is not None:
         out["structuredContent"] = result.structured_content
+    if result.usage is not None:
+        out["usage"] = result.usage.to_json_dict()
     return out
 
 
@@ -156,6 +158,7 @@ class NestedCalls:
                 details=result.details,
                 structured_content=result.structured_content,
                 is_error=is_error,
+                usage=result.usage,
                 parent_tool_call_id=self.parent_id,
             )
             patch = await runner.emit_tool_result(patched)
@@ -167,6 +170,7 @@ class NestedCalls:
                             "details": patched.details,
                             "isError": patched.is_error,
                             "structuredContent": patched.structured_content,
+                            "usage": patched.usage,
                         }
                     ),
                     bool(patched.is_error),

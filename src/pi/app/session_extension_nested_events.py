@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi.agent.events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
+from pi.ai.types import Usage
 
 MAX_CALLS = 256
 MAX_CALL_ARGS_BYTES = 8 * 1024
@@ -60,10 +61,12 @@ class NestedRecords:
         self._calls: dict[str, list[dict[str, Any]]] = {}
         self._incomplete: set[str] = set()
         self._bytes: dict[str, int] = {}
+        self._usage: dict[str, Usage] = {}
 
     def record(
         self, parent: str, call_id: str, name: str, args: dict[str, Any], outcome: dict[str, Any], duration: float
     ) -> None:
+        self._add_usage(parent, outcome.get("usage"))
         calls = self._calls.setdefault(parent, [])
         if len(calls) >= MAX_CALLS:
             self._incomplete.add(parent)
@@ -89,6 +92,21 @@ class NestedRecords:
             call["arguments"] = dict(args)
             self._bytes[parent] = used + size
         calls.append(call)
+
+    def _add_usage(self, parent: str, value: Any) -> None:
+        """Nested results are not stored, so their usage is counted on the parent's result."""
+        if value is None:
+            return
+        from pi.app.tool_usage import combine_usage, usage_from
+
+        usage = usage_from(value)
+        if usage is not None:
+            known = self._usage.get(parent)
+            self._usage[parent] = usage if known is None else combine_usage(known, usage)
+
+    def take_usage(self, parent: str) -> Usage | None:
+        """The summed usage of `parent`'s nested calls (None when none reported any), forgotten here."""
+        return self._usage.pop(parent, None)
 
     def take(self, parent: str) -> Any:
         """The `NestedToolCalls` record of `parent` (None when it made no nested call), forgotten here."""

@@ -100,6 +100,12 @@ class ExtensionPoints:
             record = self.nested.take(message.tool_call_id)
             if record is not None:
                 message.nested_calls = record
+            nested_usage = self.nested.take_usage(message.tool_call_id)
+            if nested_usage is not None:
+                from pi.app.tool_usage import combine_usage
+
+                own = message.usage
+                message.usage = nested_usage if own is None else combine_usage(own, nested_usage)
         runner = self._has("message_end")
         if runner is None:
             return message

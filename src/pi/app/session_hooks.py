@@ -36,7 +36,7 @@ from pi.agent.hooks import AfterToolCallContext, AfterToolCallResult, BeforeTool
 from pi.agent.messages import AgentMessage
 from pi.agent.tool import ToolContent
 from pi.ai.abort import AbortSignal
-from pi.ai.types import ImageContent, Model
+from pi.ai.types import ImageContent, Model, Usage
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +71,8 @@ class ToolResultHookEvent:
     details: Any
     is_error: bool
     type: Literal["tool_result"] = "tool_result"
+    usage: Usage | None = None
+    """The model usage the tool reported; a handler may replace it."""
 
 
 @dataclass(slots=True)
@@ -215,6 +217,7 @@ class HookChains:
             list(ctx.result.content),
             ctx.result.details,
             ctx.is_error,
+            usage=ctx.result.usage,
         )
         changed = False
         for hook in list(self.hooks.tool_result):
@@ -234,9 +237,17 @@ class HookChains:
                 if value is not None:
                     setattr(event, attr, value)
                     changed = True
+            usage = _get(patch, "usage")
+            if usage is not None:
+                from pi.app.tool_usage import usage_from
+
+                event.usage = usage_from(usage) or event.usage
+                changed = True
         if not changed:
             return None
-        return AfterToolCallResult(content=event.content, details=event.details, is_error=event.is_error)
+        return AfterToolCallResult(
+            content=event.content, details=event.details, is_error=event.is_error, usage=event.usage
+        )
 
     async def transform_context(self, messages: list[AgentMessage], signal: AbortSignal | None) -> list[AgentMessage]:
         for hook in list(self.hooks.context):

@@ -25,7 +25,7 @@ import inspect
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -242,14 +242,16 @@ def _lost_diagnostic(message: str) -> AssistantDiagnostic:
     )
 
 
-def _reply_items(model: Model, reply: AssistantMessage) -> list[dict[str, Any]]:
+def _reply_items(model: Model, reply: AssistantMessage, grammar: Mapping[str, str]) -> list[dict[str, Any]]:
     """The reply as the next request's input repeats it.
 
     Converted on its own, a reply's tool calls have no results yet and get placeholder outputs;
     those are not part of the reply (the real results follow it), so they are left out.
     """
-    items = convert_responses_messages(model, Context(messages=[reply]), include_system_prompt=False)
-    return [item for item in items if item.get("type") != "function_call_output"]
+    items = convert_responses_messages(
+        model, Context(messages=[reply]), include_system_prompt=False, grammar_inputs=grammar
+    )
+    return [item for item in items if item.get("type") not in ("function_call_output", "custom_tool_call_output")]
 
 
 async def stream_websocket(
@@ -262,6 +264,7 @@ async def stream_websocket(
     transport: str,
     account_id: str,
     adapt: EventAdapter,
+    grammar_inputs: Mapping[str, str] | None = None,
 ) -> None:
     """Stream one reply over the WebSocket into `builder`; raises `WebSocketUnavailable` before it starts."""
     session_id = options.session_id
@@ -281,7 +284,7 @@ async def stream_websocket(
         builder, _events(lease.socket, started.first, attempt.read_timeout_s, options.extra.get("on_frame"))
     )
     try:
-        await read_reply(builder, events, payload, adapt)
+        await read_reply(builder, events, payload, adapt, grammar_inputs)
     except WebSocketLost as exc:
         lease.release(keep=False)
         if transport == "auto" and session_id:
@@ -294,7 +297,8 @@ async def stream_websocket(
     output = builder.output
     continuation = None
     if attempt.continuing and output.response_id:
-        continuation = Continuation(attempt.body, output.response_id, _reply_items(builder.model, output))
+        replayed = _reply_items(builder.model, output, grammar_inputs or {})
+        continuation = Continuation(attempt.body, output.response_id, replayed)
     lease.release(keep=output.stop_reason not in ("error", "aborted"), continuation=continuation)
 
 

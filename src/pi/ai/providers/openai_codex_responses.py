@@ -35,6 +35,7 @@ from pi.ai.options import StreamOptions, apply_on_payload, effort_level, merge_h
 from pi.ai.providers.openai_responses_messages import convert_responses_messages, convert_responses_tools
 from pi.ai.providers.output import OutputBuilder, run_provider
 from pi.ai.providers.responses_driver import drive_sse_reply
+from pi.ai.providers.responses_grammar import grammar_inputs, supports_grammar_tools
 from pi.ai.registry import ApiProvider
 from pi.ai.transcript import resolve_transcript
 from pi.ai.types import AssistantDiagnostic, Context, Model
@@ -102,12 +103,14 @@ def build_request_body(model: Model, context: Context, options: StreamOptions) -
     extra = options.extra
     compat = model.compat
     mid_convo = bool(compat is not None and compat.supports_mid_convo_system_messages)
+    grammar_supported = supports_grammar_tools(model)
+    grammar = grammar_inputs(context, grammar_supported)
     context = resolve_transcript(context, mid_convo)
     body: dict[str, Any] = {
         "model": model.id,
         "store": False,
         "stream": True,
-        "input": convert_responses_messages(model, context),
+        "input": convert_responses_messages(model, context, grammar_inputs=grammar),
         "text": {"verbosity": extra.get("text_verbosity") or "low"},
         "include": ["reasoning.encrypted_content"],
         "prompt_cache_key": options.session_id,
@@ -121,7 +124,7 @@ def build_request_body(model: Model, context: Context, options: StreamOptions) -
     if extra.get("service_tier") is not None:
         body["service_tier"] = extra["service_tier"]
     if context.tools:
-        body["tools"] = convert_responses_tools(context.tools)
+        body["tools"] = convert_responses_tools(context.tools, grammar_supported=grammar_supported)
     requested = extra.get("reasoning_effort")
     if requested is not None:
         effort = _effort(model, str(requested))
@@ -206,12 +209,13 @@ def stream(model: Model, context: Context, options: StreamOptions) -> AssistantM
         request = RequestSpec(
             url=codex_url(model.base_url), headers=build_headers(model, options, token, account), body=payload
         )
+        grammar = grammar_inputs(context, supports_grammar_tools(model))
         if transport != "sse" and not (transport == "auto" and _fell_back(options.session_id)):
-            failure = await _try_websocket(builder, options, request, transport, account)
+            failure = await _try_websocket(builder, options, request, transport, account, grammar)
             if failure is None:
                 return
             builder.output.diagnostics = [*(builder.output.diagnostics or []), failure]
-        await _stream_sse(builder, model, options, request)
+        await _stream_sse(builder, model, options, request, grammar)
 
     return run_provider(model, options, body)
 
@@ -226,7 +230,12 @@ def _fell_back(session_id: str | None) -> bool:
 
 
 async def _try_websocket(
-    builder: OutputBuilder, options: StreamOptions, request: RequestSpec, transport: str, account: str
+    builder: OutputBuilder,
+    options: StreamOptions,
+    request: RequestSpec,
+    transport: str,
+    account: str,
+    grammar: dict[str, str],
 ) -> AssistantDiagnostic | None:
     """The reply over the WebSocket; under ``auto`` a failure before it started is returned, not raised."""
     try:
@@ -245,6 +254,7 @@ async def _try_websocket(
             transport=transport,
             account_id=account,
             adapt=codex_events,
+            grammar_inputs=grammar,
         )
     except WebSocketUnavailable as exc:
         if transport != "auto":
@@ -266,7 +276,9 @@ def _fallback_diagnostic(transport: str, message: str) -> AssistantDiagnostic:
     )
 
 
-async def _stream_sse(builder: OutputBuilder, model: Model, options: StreamOptions, request: RequestSpec) -> None:
+async def _stream_sse(
+    builder: OutputBuilder, model: Model, options: StreamOptions, request: RequestSpec, grammar: dict[str, str]
+) -> None:
     try:
         response = await open_model_stream(request, model, options)
     except ProviderHTTPError as exc:
@@ -274,7 +286,7 @@ async def _stream_sse(builder: OutputBuilder, model: Model, options: StreamOptio
         if friendly is None:
             raise
         raise ProviderHTTPError(exc.status, exc.body, friendly) from exc
-    await drive_sse_reply(builder, response, request.body, codex_events)
+    await drive_sse_reply(builder, response, request.body, codex_events, grammar)
 
 
 def stream_simple(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:

@@ -50,6 +50,7 @@ from pi.ai.providers.responses_events import (
     iter_response_events,
     map_response_status,
 )
+from pi.ai.providers.responses_grammar import grammar_inputs, supports_grammar_tools
 from pi.ai.registry import ApiProvider
 from pi.ai.transcript import resolve_transcript
 from pi.ai.types import Context, Model
@@ -75,8 +76,10 @@ def build_request_body(model: Model, context: Context, options: StreamOptions) -
     extra = options.extra
     compat = model.compat
     mid_convo = bool(compat is not None and compat.supports_mid_convo_system_messages)
+    grammar_supported = supports_grammar_tools(model)
+    grammar = grammar_inputs(context, grammar_supported)
     context = resolve_transcript(context, mid_convo)
-    input_items = convert_responses_messages(model, context)
+    input_items = convert_responses_messages(model, context, grammar_inputs=grammar)
     retention = resolve_cache_retention(options.cache_retention)
     body: dict[str, Any] = {"model": model.id, "input": input_items, "stream": True}
     if retention != "none" and options.session_id:
@@ -91,7 +94,7 @@ def build_request_body(model: Model, context: Context, options: StreamOptions) -
     if extra.get("service_tier") is not None:
         body["service_tier"] = extra["service_tier"]
     if context.tools:
-        body["tools"] = convert_responses_tools(context.tools)
+        body["tools"] = convert_responses_tools(context.tools, grammar_supported=grammar_supported)
     if extra.get("tool_choice") is not None:
         body["tool_choice"] = extra["tool_choice"]
     if model.reasoning:
@@ -123,7 +126,8 @@ def stream(model: Model, context: Context, options: StreamOptions) -> AssistantM
         response = await open_model_stream(
             RequestSpec(url=f"{model.base_url.rstrip('/')}/responses", headers=headers, body=payload), model, options
         )
-        await drive_sse_reply(builder, response, payload)
+        grammar = grammar_inputs(context, supports_grammar_tools(model))
+        await drive_sse_reply(builder, response, payload, grammar_inputs=grammar)
 
     return run_provider(model, options, body)
 

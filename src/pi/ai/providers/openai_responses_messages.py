@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pi.ai.providers.responses_grammar import custom_tool, grammar_format, grammar_input
 from pi.ai.sanitize import sanitize_surrogates
 from pi.ai.transcript import render_system_message_update
 from pi.ai.transform_messages import transform_messages
@@ -26,6 +27,7 @@ from pi.ai.types import (
     TextContent,
     ThinkingContent,
     Tool,
+    ToolCall,
     ToolResultMessage,
     UserMessage,
 )
@@ -127,7 +129,35 @@ def _reasoning_item(block: ThinkingContent) -> dict[str, Any] | None:
     return item if isinstance(item, dict) and item.get("type") == "reasoning" else None
 
 
-def _assistant_items(message: AssistantMessage, model: Model, index: int) -> list[dict[str, Any]]:
+def _call_item(block: ToolCall, other_model: bool, grammar: Mapping[str, str]) -> dict[str, Any]:
+    """A tool call as a ``function_call``, or as a ``custom_tool_call`` for a grammar tool.
+
+    Item ids are ``fc_...`` for the one and ``ctc_...`` for the other; an id of the wrong kind (a
+    call made while the model lacked or had grammar support) is left out rather than rejected.
+    """
+    call_id, _, item_id = block.id.partition("|")
+    prop = grammar.get(block.name)
+    if prop is not None:
+        raw = grammar_input(block.name, block.arguments, prop)
+        custom: dict[str, Any] = {"type": "custom_tool_call", "call_id": call_id, "name": block.name}
+        if item_id.startswith("ctc_") and not other_model:
+            custom["id"] = item_id
+        custom["input"] = sanitize_surrogates(raw)
+        return custom
+    call: dict[str, Any] = {
+        "type": "function_call",
+        "call_id": call_id,
+        "name": block.name,
+        "arguments": sanitize_surrogates(json.dumps(block.arguments, ensure_ascii=False, separators=(",", ":"))),
+    }
+    if item_id and not (other_model and item_id.startswith("fc_")) and not item_id.startswith("ctc_"):
+        call["id"] = item_id
+    return call
+
+
+def _assistant_items(
+    message: AssistantMessage, model: Model, index: int, grammar: Mapping[str, str]
+) -> list[dict[str, Any]]:
     # A function_call id ("fc_...") from another model of the same service names a reasoning item
     # that is not replayed with it; the server rejects such an unpaired id, so it is left out.
     other_model = message.model != model.id and message.provider == model.provider and message.api == model.api
@@ -158,22 +188,11 @@ def _assistant_items(message: AssistantMessage, model: Model, index: int) -> lis
                 item["phase"] = phase
             items.append(item)
         else:
-            call_id, _, fc_id = block.id.partition("|")
-            call: dict[str, Any] = {
-                "type": "function_call",
-                "call_id": call_id,
-                "name": block.name,
-                "arguments": sanitize_surrogates(
-                    json.dumps(block.arguments, ensure_ascii=False, separators=(",", ":"))
-                ),
-            }
-            if fc_id and not (other_model and fc_id.startswith("fc_")):
-                call["id"] = fc_id
-            items.append(call)
+            items.append(_call_item(block, other_model, grammar))
     return items
 
 
-def _tool_result_item(message: ToolResultMessage, model: Model) -> dict[str, Any]:
+def _tool_result_item(message: ToolResultMessage, model: Model, grammar: Mapping[str, str]) -> dict[str, Any]:
     text = "\n".join(block.text for block in message.content if isinstance(block, TextContent))
     images = [block for block in message.content if isinstance(block, ImageContent)]
     output: str | list[dict[str, Any]]
@@ -186,13 +205,23 @@ def _tool_result_item(message: ToolResultMessage, model: Model) -> dict[str, Any
         output = sanitize_surrogates(
             text if text.strip() else ("(see attached image)" if images else "(no tool output)")
         )
-    return {"type": "function_call_output", "call_id": message.tool_call_id.partition("|")[0], "output": output}
+    kind = "custom_tool_call_output" if message.tool_name in grammar else "function_call_output"
+    return {"type": kind, "call_id": message.tool_call_id.partition("|")[0], "output": output}
 
 
 def convert_responses_messages(
-    model: Model, context: Context, *, include_system_prompt: bool = True
+    model: Model,
+    context: Context,
+    *,
+    include_system_prompt: bool = True,
+    grammar_inputs: Mapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """The ``input`` list for `context` as `model` should see it."""
+    """The ``input`` list for `context` as `model` should see it.
+
+    `grammar_inputs` names the tools sent as grammar tools (name -> the argument holding the raw
+    input); their calls and results are replayed as ``custom_tool_call`` / ``custom_tool_call_output``.
+    """
+    grammar = grammar_inputs or {}
     items: list[dict[str, Any]] = []
     developer = model.compat is None or model.compat.supports_developer_role is not False
     role = "developer" if model.reasoning and developer else "system"
@@ -204,27 +233,34 @@ def convert_responses_messages(
             if user is not None:
                 items.append(user)
         elif isinstance(message, AssistantMessage):
-            items.extend(_assistant_items(message, model, index))
+            items.extend(_assistant_items(message, model, index, grammar))
         elif isinstance(message, SystemMessage):
             update = render_system_message_update(message)
             if update:
                 items.append({"role": role, "content": sanitize_surrogates(update)})
         else:
-            items.append(_tool_result_item(message, model))
+            items.append(_tool_result_item(message, model, grammar))
     return items
 
 
-def convert_responses_tools(tools: Iterable[Tool]) -> list[dict[str, Any]]:
-    return [
-        {
-            "type": "function",
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.parameters,
-            "strict": False,
-        }
-        for tool in tools
-    ]
+def convert_responses_tools(tools: Iterable[Tool], *, grammar_supported: bool = False) -> list[dict[str, Any]]:
+    """Tool definitions: grammar tools as ``custom`` tools when the model supports them, others as functions."""
+    converted: list[dict[str, Any]] = []
+    for tool in tools:
+        found = grammar_format(tool, grammar_supported)
+        if found is not None:
+            converted.append(custom_tool(tool, found))
+            continue
+        converted.append(
+            {
+                "type": "function",
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+                "strict": False,
+            }
+        )
+    return converted
 
 
 __all__ = [

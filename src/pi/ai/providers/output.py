@@ -154,6 +154,18 @@ class OutputBuilder:
                 block.arguments = parsed
         self.stream.push(ToolCallDeltaEvent(content_index=self.index, delta=fragment, partial=self.output))
 
+    def tool_call_known_delta(self, fragment: str, arguments: dict[str, Any]) -> None:
+        """Report `fragment` of argument JSON whose parsed `arguments` the caller already has.
+
+        For inputs that arrive as raw text and are turned into JSON by the provider: nothing is
+        re-parsed, so a long input costs time in proportion to its length.
+        """
+        block = self._open
+        if not isinstance(block, ToolCall):
+            raise ValueError("tool-call arguments arrived with no tool call open")
+        block.arguments = arguments
+        self.stream.push(ToolCallDeltaEvent(content_index=self.index, delta=fragment, partial=self.output))
+
     def replace_tool_arguments(self, raw_json: str) -> None:
         """Some APIs send the complete arguments at the end; they replace what streamed."""
         self._tool_json = raw_json

@@ -9,7 +9,7 @@ adapter*: a function from the raw event iterator to the one the reader should se
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import httpx
@@ -28,27 +28,36 @@ def _same(events: Events) -> Events:
 
 
 async def read_reply(
-    builder: OutputBuilder, events: Events, payload: dict[str, Any], adapt: EventAdapter | None = None
+    builder: OutputBuilder,
+    events: Events,
+    payload: dict[str, Any],
+    adapt: EventAdapter | None = None,
+    grammar_inputs: Mapping[str, str] | None = None,
 ) -> None:
     """Start the message and read `events` (through `adapt`) until the reply's final event.
 
-    The request's ``service_tier`` prices the reply when the final event does not name one.
+    The request's ``service_tier`` prices the reply when the final event does not name one;
+    `grammar_inputs` says which argument a grammar tool's raw input fills (see `responses_grammar`).
     """
     builder.start()
     tier = payload.get("service_tier")
-    reader = ResponsesStreamReader(builder, tier if isinstance(tier, str) else None)
+    reader = ResponsesStreamReader(builder, tier if isinstance(tier, str) else None, grammar_inputs)
     adapted = (adapt or _same)(events)
     await reader.read(adapted)
     await finish_stream(adapted)
 
 
 async def drive_sse_reply(
-    builder: OutputBuilder, response: httpx.Response, payload: dict[str, Any], adapt: EventAdapter | None = None
+    builder: OutputBuilder,
+    response: httpx.Response,
+    payload: dict[str, Any],
+    adapt: EventAdapter | None = None,
+    grammar_inputs: Mapping[str, str] | None = None,
 ) -> None:
     """`read_reply` over an open SSE response, which is closed however reading ends."""
     model = builder.model
     try:
-        await read_reply(builder, iter_response_events(response), payload, adapt)
+        await read_reply(builder, iter_response_events(response), payload, adapt, grammar_inputs)
     except httpx.HTTPError as exc:
         raise connection_lost(model.provider, model.id, exc) from exc
     finally:

@@ -9,7 +9,7 @@ blocks, usage and stop reason; how the events are fetched is the transports' bus
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import httpx
@@ -17,6 +17,7 @@ import httpx
 from pi.ai.http import iter_sse, parse_json_data, stream_cut_short
 from pi.ai.providers.openai_responses_messages import encode_text_signature
 from pi.ai.providers.output import OutputBuilder
+from pi.ai.providers.responses_grammar import GrammarInputStream
 from pi.ai.types import StopReason, TextContent, ThinkingContent, ToolCall
 
 SERVICE_TIER_COST_MULTIPLIERS: dict[str, float] = {"flex": 0.5, "priority": 2.0}
@@ -80,9 +81,15 @@ async def iter_response_events(response: httpx.Response) -> AsyncIterator[dict[s
 class ResponsesStreamReader:
     """Turns Responses stream events into the builder's blocks, usage and stop reason."""
 
-    def __init__(self, builder: OutputBuilder, service_tier: str | None = None) -> None:
+    def __init__(
+        self, builder: OutputBuilder, service_tier: str | None = None, grammar_inputs: Mapping[str, str] | None = None
+    ) -> None:
         self.builder = builder
         self.service_tier = service_tier
+        self.grammar_inputs: Mapping[str, str] = grammar_inputs or {}
+        """Grammar tool name -> the argument its raw ``custom_tool_call`` input fills (else ``input``)."""
+        self._custom: GrammarInputStream | None = None
+        """The raw input of the custom tool call being streamed."""
         self.finished = False
         """Set by the terminal ``response.*`` event; a stream that ends without one was cut short."""
 
@@ -117,6 +124,13 @@ class ResponsesStreamReader:
         elif kind == "response.function_call_arguments.done":
             if isinstance(open_block, ToolCall) and isinstance(event.get("arguments"), str):
                 builder.replace_tool_arguments(event["arguments"])
+        elif kind == "response.custom_tool_call_input.delta":
+            if self._custom is not None and isinstance(open_block, ToolCall):
+                self._custom_piece(self._custom.append(str(event.get("delta") or "")))
+        elif kind == "response.custom_tool_call_input.done":
+            if self._custom is not None and isinstance(open_block, ToolCall):
+                final = event.get("input")
+                self._custom_piece(self._custom.close(final if isinstance(final, str) else None))
         elif kind == "response.output_item.done":
             self._item_done(event.get("item") or {})
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
@@ -130,6 +144,7 @@ class ResponsesStreamReader:
     def _item_added(self, item: dict[str, Any]) -> None:
         builder = self.builder
         kind = item.get("type")
+        self._custom = None
         if kind == "reasoning":
             builder.start_thinking()
         elif kind == "message":
@@ -139,6 +154,35 @@ class ResponsesStreamReader:
             builder.start_tool_call(f"{item.get('call_id')}|{item.get('id')}", str(item.get("name") or ""))
             if raw:
                 builder.replace_tool_arguments(raw)
+        elif kind == "custom_tool_call":
+            name = str(item.get("name") or "")
+            custom = GrammarInputStream(self.grammar_inputs.get(name, "input"))
+            initial = item.get("input") if isinstance(item.get("input"), str) else ""
+            piece = custom.append(str(initial))
+            builder.start_tool_call(f"{item.get('call_id')}|{item.get('id')}", name, custom.arguments)
+            self._custom = custom
+            self._custom_piece(piece)
+
+    def _custom_piece(self, piece: str | None) -> None:
+        """Show the custom call's input so far as its arguments, and its new JSON text as a delta."""
+        custom = self._custom
+        if custom is not None and piece is not None:
+            self.builder.tool_call_known_delta(piece, custom.arguments)
+
+    def _custom_done(self, item: dict[str, Any]) -> None:
+        builder = self.builder
+        block = builder.open_block
+        custom = self._custom
+        if not isinstance(block, ToolCall) or custom is None:
+            name = str(item.get("name") or "")
+            custom = GrammarInputStream(self.grammar_inputs.get(name, "input"))
+            block = builder.start_tool_call(f"{item.get('call_id')}|{item.get('id')}", name, custom.arguments)
+            self._custom = custom
+        final = item.get("input")
+        self._custom_piece(custom.close(final if isinstance(final, str) else None))
+        block.arguments = custom.arguments
+        self._custom = None
+        builder.end_block()
 
     def _item_done(self, item: dict[str, Any]) -> None:
         builder = self.builder
@@ -177,6 +221,8 @@ class ResponsesStreamReader:
             if isinstance(raw, str) and raw.strip():
                 builder.replace_tool_arguments(raw)
             builder.end_block()
+        elif kind == "custom_tool_call":
+            self._custom_done(item)
 
     def _finish(self, kind: str, response: dict[str, Any]) -> None:
         builder = self.builder

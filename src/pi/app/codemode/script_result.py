@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pi.ai.types import Usage
+
 CHARS_PER_TOKEN = 4
 IMAGE_SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
 
@@ -63,6 +65,8 @@ class ScriptRun:
     """False when no worker was free: the error text already says the script did not start."""
     generated_images: int = 0
     """Images `models.generateImages()` returned to the script."""
+    usage: Usage | None = None
+    """The summed usage of the script's `models.*` calls (tool calls report theirs themselves)."""
 
 
 def _save(data: bytes, prefix: str, suffix: str) -> Path:
@@ -169,6 +173,8 @@ def build_result(run: ScriptRun, max_output_tokens: int) -> dict[str, Any]:
     result: dict[str, Any] = {"content": content, "details": details}
     if not run.ok:
         result["isError"] = True
+    if run.usage is not None:
+        result["usage"] = run.usage.to_json_dict()
     return result
 
 

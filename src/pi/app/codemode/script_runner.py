@@ -26,6 +26,7 @@ from pi.app.codemode.options import ScriptSource
 from pi.app.codemode.script_result import CallRecord, ScriptRun
 from pi.app.codemode.tool_values import script_value
 from pi.app.codemode.worker_limit import WAIT_LIMIT_S, worker_limit
+from pi.app.tool_usage import total_usage
 
 ToolCaller = Callable[[str, dict[str, Any], AbortSignal], Awaitable[Mapping[str, Any]]]
 ProgressFn = Callable[[list[CallRecord]], Any]
@@ -86,6 +87,7 @@ class ScriptRunner:
     def _run(self, ok: bool, error: str | None = None, store: dict[str, Any] | None = None) -> ScriptRun:
         wall = time.monotonic() - self.started
         images = self.models.generated_images if self.models is not None else 0
+        usage = total_usage(self.models.usage) if self.models is not None else None
         return ScriptRun(
             ok=ok,
             wall_s=wall,
@@ -94,6 +96,7 @@ class ScriptRunner:
             calls=self.calls,
             store_writes=store,
             generated_images=images,
+            usage=usage,
         )
 
     def _timed_out(self) -> str:

@@ -18,6 +18,7 @@ from pi.agent.tool import AgentTool, AgentToolResult, ToolContent
 from pi.ai.types import ImageContent, TextContent
 from pi.app.extensions.tool_params import SchemaParams, schema_params_model, validate_schema_arguments
 from pi.app.extensions.types import ToolDefinition
+from pi.app.tool_usage import usage_from
 
 ToolContextFactory = Callable[[str], Any]
 """Builds the `ctx` for one call from its tool call id."""
@@ -68,6 +69,7 @@ def to_tool_result(value: Any) -> AgentToolResult:
         terminate=bool(_field(value, "terminate")),
         is_error=bool(_field(value, "is_error", "isError")),
         structured_content=_field(value, "structured_content", "structuredContent"),
+        usage=usage_from(_field(value, "usage")),
     )
 
 

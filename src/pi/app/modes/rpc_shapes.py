@@ -56,6 +56,12 @@ def session_stats_json(session: AgentSession) -> dict[str, Any]:
                 last_usage = message
         elif isinstance(message, ToolResultMessage):
             tool_results += 1
+            if message.usage is not None:  # models the tool ran itself (codemode's models.*)
+                tokens["input"] += message.usage.input
+                tokens["output"] += message.usage.output
+                tokens["cacheRead"] += message.usage.cache_read
+                tokens["cacheWrite"] += message.usage.cache_write
+                cost += message.usage.cost.total
     from pi.app.cache_warming_usage import usage_entry_totals
 
     outside = usage_entry_totals(session.session.get_entries())  # refreshes etc., outside the context

@@ -83,6 +83,9 @@ def session_totals(session: AgentSession) -> Totals:
         kind = getattr(entry, "type", "")
         if kind == "message":
             message = getattr(entry, "message_json", None) or {}
+            if message.get("role") == "toolResult":  # models a tool ran itself (codemode's models.*)
+                _add_usage(totals, message.get("usage"))
+                continue
             if message.get("role") != "assistant":
                 continue
             usage = message.get("usage")
