@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pi.ai.faux import faux_assistant_message
 from pi.ai.types import AssistantMessage
 from pi.app.modes.interactive.commands.account_commands import NO_CREDENTIALS
@@ -190,13 +192,17 @@ async def test_trust_saves_the_decision(tmp_path: Path) -> None:
     assert json.loads((env.agent_dir / "trust.json").read_text()) == {canonical_dir(env.cwd): False}
 
 
-async def test_unavailable_commands_say_what_to_do(tmp_path: Path) -> None:
+async def test_llama_without_the_extension_says_how_to_get_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pi.app.llama.config import NOT_CONFIGURED
+    from pi.app.modes.interactive.commands.account_commands import LLAMA_NOT_LOADED
+
+    monkeypatch.delenv("LLAMA_BASE_URL", raising=False)
     env = make_env(tmp_path)
     api = FakeApi(env)
     await _run(api, "/llama")
-    warnings = api.texts("warning")
-    assert len(warnings) == 1
-    assert "models.json" in warnings[0] and "not available" in warnings[0]
+    monkeypatch.setenv("LLAMA_BASE_URL", "http://127.0.0.1:9931")
+    await _run(api, "/llama")
+    assert api.texts("warning") == [NOT_CONFIGURED, LLAMA_NOT_LOADED]
 
 
 async def test_bug_asks_then_writes_the_report(tmp_path: Path) -> None:

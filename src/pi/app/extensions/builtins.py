@@ -18,6 +18,7 @@ BUILTINS: dict[str, str] = {
     "mcp": "pi.app.mcp.extension:create_mcp_extension",
     "codemode": "pi.app.codemode.extension:create_codemode_extension",
     "tool-search": "pi.app.mcp.tool_search_extension:create_tool_search_extension",
+    "llama.cpp": "pi.app.llama.extension:create_llama_extension",
 }
 """Built-in extension name -> the function that builds its `setup`."""
 
@@ -50,8 +51,13 @@ def builtin_factories(
 
 
 def builtins_have_work(agent_dir: Path, cwd: Path, project_trusted: bool) -> bool:
-    """Whether any built-in has something to do without other extensions: an `mcp.json` exists."""
+    """Whether any built-in has something to do without other extensions: an `mcp.json` exists, or a
+    llama.cpp router is configured."""
     if (agent_dir / "mcp.json").is_file():
+        return True
+    from pi.app.llama.config import router_configured
+
+    if router_configured(agent_dir):
         return True
     return project_trusted and (cwd / ".pi" / "mcp.json").is_file()
 

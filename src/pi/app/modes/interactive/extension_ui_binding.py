@@ -178,10 +178,11 @@ class ExtensionUIBinding:
         builtin = {info.name for info in self.app.commands.registry.builtins()}
         rows = []
         for name, command in runner.registry.commands():
-            if name in builtin:
-                self._warn_once(conflict_warning(name))
-                continue
             extension = runner.registry.find(command.extension_path)
+            if name in builtin:
+                if getattr(extension, "builtin_name", None) is None:  # a built-in's own command (/llama, /mcp)
+                    self._warn_once(conflict_warning(name))
+                continue
             scope = getattr(getattr(extension, "source_info", None), "scope", "")
             rows.append(SlashCommand(name, command.description or "", "", _SCOPE_TAGS.get(scope, "")))
         return rows

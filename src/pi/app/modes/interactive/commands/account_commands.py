@@ -4,8 +4,9 @@
 provider's sign-in in a `LoginDialog` in the editor's place: the URL or device-code screen, a paste
 prompt raced against the loopback callback, Escape to go back. What it gets is saved to auth.json
 and the model list is rebuilt, so a Copilot login's endpoint and model list apply at once. /logout
-removes one stored credential (environment variables and models.json stay as they are). /share,
-/bug, /llama and /mcp say in one line what is missing and what to do instead.
+removes one stored credential (environment variables and models.json stay as they are). /llama
+hands over to the built-in llama.cpp extension. /share, /bug and /mcp say in one line what is
+missing and what to do instead.
 """
 
 from __future__ import annotations
@@ -55,10 +56,7 @@ SHARE_UNAVAILABLE = "Sharing is not available in this version of pi; use /export
 BUG_UNAVAILABLE = (
     "Bug reports are not available in this version of pi; /debug writes a local log you can attach to an issue."
 )
-LLAMA_UNAVAILABLE = (
-    "The llama.cpp extension is not available in this version of pi; add your llama.cpp server to models.json "
-    "as an OpenAI-compatible provider instead."
-)
+LLAMA_NOT_LOADED = "llama.cpp support is not loaded in this session (-ne or -builtin:llama.cpp)."
 MCP_UNAVAILABLE = "MCP servers are not available in this version of pi yet."
 
 
@@ -344,6 +342,15 @@ async def cmd_trust(api: InteractiveApi, args: str) -> None:
     api.show_selector(dialog)
 
 
+async def cmd_llama(api: InteractiveApi, args: str) -> None:
+    """Handed to `builtin:llama.cpp`'s own `/llama`; without it loaded, say why."""
+    if await api.session.run_extension_command(f"/llama {args}".rstrip()):
+        return
+    from pi.app.llama.config import NOT_CONFIGURED, router_configured
+
+    api.show_warning(LLAMA_NOT_LOADED if router_configured(api.agent_dir) else NOT_CONFIGURED)
+
+
 def _unavailable(message: str) -> Handler:
     async def handler(api: InteractiveApi, args: str) -> None:
         api.show_warning(message)
@@ -357,7 +364,7 @@ HANDLERS: dict[str, Handler] = {
     "trust": cmd_trust,
     "share": _unavailable(SHARE_UNAVAILABLE),
     "bug": _unavailable(BUG_UNAVAILABLE),
-    "llama": _unavailable(LLAMA_UNAVAILABLE),
+    "llama": cmd_llama,
     "mcp": _unavailable(MCP_UNAVAILABLE),
 }
 
