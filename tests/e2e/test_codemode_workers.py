@@ -7,6 +7,7 @@ opens for writing when the script may go on); the tests wait on the RPC events, 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,11 @@ def _marked_processes(agent_dir: Path) -> dict[int, bytes]:
         if marker in environ.split(b"\0") and state != "Z":
             found[int(proc.name)] = cmdline
     return found
+
+
+def _others(agent_dir: Path, pi_pid: int) -> dict[int, bytes]:
+    """The processes of the run other than `pi` itself."""
+    return {pid: cmd for pid, cmd in _marked_processes(agent_dir).items() if pid != pi_pid}
 
 
 def _workers(agent_dir: Path) -> list[int]:
@@ -132,7 +138,13 @@ def test_an_abort_ends_the_script_and_leaves_no_process_behind(env: Env) -> None
         end = rpc.read_until(_codemode_end("call_0_codemode"))
         assert end["isError"] is True
         rpc.wait_for(lambda o: o.get("type") == "agent_end")
-        left = {pid: cmd for pid, cmd in _marked_processes(env.agent_dir).items() if pid != rpc.proc.pid}
+        # The run reports the abort at once; the script's worker and its nested command are ended by the
+        # tool as it unwinds, which may finish just after `agent_end`: wait for that, within a bound.
+        deadline = time.monotonic() + 15
+        left = _others(env.agent_dir, rpc.proc.pid)
+        while left and time.monotonic() < deadline:
+            time.sleep(0.05)
+            left = _others(env.agent_dir, rpc.proc.pid)
         assert worker not in left
         assert left == {}, left
     finally:
