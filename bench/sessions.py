@@ -6,6 +6,8 @@ then, in the same process and run, times:
 - baseline: reading the file and `json.loads` of every line (the least any loader must do), as is
   and with the cyclic garbage collector paused by this script (to show what collection costs);
 - `SessionManager.open` alone (read, type the entries, index the tree);
+- open + `build_deferred_context` (what resuming does: the count, model and thinking level; the
+  message objects are left to be built when first read);
 - open + `build_session_context` (which parses every message on the branch).
 
 Goal: open + context under 0.5 s for 20,000 entries.
@@ -102,6 +104,11 @@ def main() -> None:
         def open_only() -> object:
             return SessionManager.open(file)
 
+        def open_and_deferred() -> object:
+            context = SessionManager.open(file).build_deferred_context()
+            assert len(context.messages) == entries
+            return context
+
         def open_and_context() -> object:
             context = SessionManager.open(file).build_session_context()
             assert len(context.messages) == entries
@@ -111,6 +118,7 @@ def main() -> None:
             ("json.loads of every line (baseline)", best_of(repeats, baseline)),
             ("json.loads, collector paused", best_of(repeats, baseline_paused)),
             ("SessionManager.open", best_of(repeats, open_only)),
+            ("open + build_deferred_context (resume)", best_of(repeats, open_and_deferred)),
             ("open + build_session_context", best_of(repeats, open_and_context)),
         ]
     base = rows[0][1][0]

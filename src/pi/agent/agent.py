@@ -41,7 +41,7 @@ from pi.agent.events import (
 )
 from pi.agent.hooks import AfterToolCall, BeforeToolCall
 from pi.agent.loop import agent_loop, agent_loop_continue, failure_message
-from pi.agent.messages import AgentMessage
+from pi.agent.messages import AgentMessage, DeferredMessages
 from pi.agent.tool import AgentTool
 from pi.agent.tool_execution import error_text
 from pi.ai.abort import AbortController, AbortSignal
@@ -71,19 +71,40 @@ RESET_WHILE_RUNNING = "Agent is already processing. Wait for completion before r
 
 @dataclass(slots=True)
 class AgentState:
-    """What a UI draws from. Replace `tools`/`messages` through the Agent's setters."""
+    """What a UI draws from. Replace `tools`/`messages` through the Agent's setters.
+
+    The transcript may start out deferred (`DeferredMessages`): `messages` builds it on first read
+    and from then on is a plain list; `message_count` answers without building it.
+    """
 
     system_prompt: str = ""
     model: Model | None = None
     thinking_level: AgentThinkingLevel = "off"
     tools: list[AgentTool[Any]] = field(default_factory=list)
-    messages: list[AgentMessage] = field(default_factory=list)
     is_streaming: bool = False
     streaming_message: AgentMessage | None = None
     """The message being streamed right now (the provider's live partial), else None."""
     pending_tool_calls: frozenset[str] = frozenset()
     """Ids of tool calls started and not yet ended; replaced, never mutated, on each change."""
     error_message: str | None = None
+    _messages: list[AgentMessage] | DeferredMessages = field(default_factory=list, repr=False)
+
+    @property
+    def messages(self) -> list[AgentMessage]:
+        """The transcript (built now if it was deferred)."""
+        current = self._messages
+        if isinstance(current, DeferredMessages):
+            current = self._messages = current.build()
+        return current
+
+    @messages.setter
+    def messages(self, messages: list[AgentMessage] | DeferredMessages) -> None:
+        self._messages = messages
+
+    @property
+    def message_count(self) -> int:
+        """`len(messages)`, without building a deferred transcript."""
+        return len(self._messages)
 
 
 @dataclass(slots=True, frozen=True)
@@ -111,7 +132,7 @@ class Agent:
         system_prompt: str = "",
         thinking_level: AgentThinkingLevel = "off",
         tools: Sequence[AgentTool[Any]] = (),
-        messages: Sequence[AgentMessage] = (),
+        messages: Sequence[AgentMessage] | DeferredMessages = (),
         convert_to_llm: ConvertToLlm | None = None,
         transform_context: TransformContext | None = None,
         steering_mode: QueueMode = "one-at-a-time",
@@ -137,7 +158,7 @@ class Agent:
             model=model,
             thinking_level=thinking_level,
             tools=list(tools),
-            messages=list(messages),
+            _messages=messages if isinstance(messages, DeferredMessages) else list(messages),
         )
         self.convert_to_llm = convert_to_llm
         self.transform_context = transform_context
@@ -191,8 +212,9 @@ class Agent:
     def set_tools(self, tools: Sequence[AgentTool[Any]]) -> None:
         self.state.tools = list(tools)
 
-    def replace_messages(self, messages: Sequence[AgentMessage]) -> None:
-        self.state.messages = list(messages)
+    def replace_messages(self, messages: Sequence[AgentMessage] | DeferredMessages) -> None:
+        """The new transcript; a `DeferredMessages` is built when the messages are first read."""
+        self.state.messages = messages if isinstance(messages, DeferredMessages) else list(messages)
 
     def append_message(self, message: AgentMessage) -> None:
         self.state.messages.append(message)

@@ -7,6 +7,7 @@ what happened. The model sees none of them unless `convert_to_llm` maps them to 
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import functools
 from collections.abc import Sequence
@@ -29,6 +30,24 @@ AgentMessage: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage | C
 """A transcript entry: one of the LLM's messages, or an application's own role."""
 
 LLM_MESSAGE_TYPES = (UserMessage, AssistantMessage, ToolResultMessage)
+
+
+class DeferredMessages(abc.ABC):
+    """A transcript whose length is known but whose message objects are built only when first read.
+
+    A resumed conversation can be tens of thousands of messages; building their objects costs far more
+    than reading the file, and much of what a client asks first (a count, the model) needs none of
+    them. The `Agent` holds one of these until something reads its messages, then keeps the built
+    list and forgets the source, so there is never a second copy to go stale.
+    """
+
+    @abc.abstractmethod
+    def __len__(self) -> int:
+        """How many messages `build` returns, known without building them."""
+
+    @abc.abstractmethod
+    def build(self) -> list[AgentMessage]:
+        """The messages, in order (called at most once by the Agent)."""
 
 
 def default_convert_to_llm(messages: Sequence[AgentMessage]) -> list[Message]:
@@ -63,4 +82,11 @@ def to_jsonable(value: Any) -> Any:
     return str(value)
 
 
-__all__ = ["LLM_MESSAGE_TYPES", "AgentMessage", "CustomAgentMessage", "default_convert_to_llm", "to_jsonable"]
+__all__ = [
+    "LLM_MESSAGE_TYPES",
+    "AgentMessage",
+    "CustomAgentMessage",
+    "DeferredMessages",
+    "default_convert_to_llm",
+    "to_jsonable",
+]

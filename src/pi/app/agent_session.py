@@ -213,6 +213,11 @@ class AgentSession(SessionQueueMethods, SessionExtensionMethods):
         return self._core.agent.state.messages
 
     @property
+    def message_count(self) -> int:
+        """`len(messages)` without building a resumed transcript that nothing has read yet."""
+        return self._core.agent.state.message_count
+
+    @property
     def is_streaming(self) -> bool:
         """True from a prompt until its run and any retry, compaction or queued message after it are over."""
         return self._prompting.busy

@@ -179,7 +179,7 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
     resources = opts.resources or load_resources(cwd, agent_dir, opts.resource_options)
     session = opts.session_manager or SessionManager.create(str(cwd), agent_dir=agent_dir)
 
-    restored = session.build_session_context()
+    restored = session.build_deferred_context()
     model = _choose_model(opts, registry, settings, restored)
     resumed = bool(session.get_entries())
     level = (

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pi.agent import Agent
-from pi.agent.messages import AgentMessage
+from pi.agent.messages import AgentMessage, DeferredMessages
 from pi.agent.tool import AgentTool
 from pi.ai.types import AssistantMessage, Model, TextContent, UserMessage
 from pi.app.event_hub import EventHub
@@ -68,7 +68,8 @@ class AgentSetup:
     model: Model | None = None
     system_prompt: str = ""
     thinking_level: str = "off"
-    messages: Sequence[AgentMessage] = ()
+    messages: Sequence[AgentMessage] | DeferredMessages = ()
+    """A resumed transcript comes deferred: built when first read (`pi.agent.messages.DeferredMessages`)."""
     stream_fn: Any = None
     steering_mode: Any = "one-at-a-time"
     follow_up_mode: Any = "one-at-a-time"

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from pi.agent.messages import AgentMessage
+from pi.agent.messages import AgentMessage, DeferredMessages
 from pi.session.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -57,6 +57,15 @@ class SessionContext:
     model: ModelRef | None = None
 
 
+@dataclass(slots=True)
+class DeferredSessionContext:
+    """A `SessionContext` whose messages are built on first read (see `DeferredContextMessages`)."""
+
+    messages: DeferredContextMessages
+    thinking_level: str = "off"
+    model: ModelRef | None = None
+
+
 @dataclass(slots=True, frozen=True)
 class ProjectedMessage:
     """One message of the context and the entry it comes from (a compaction gives two: checkpoint, summary)."""
@@ -78,7 +87,25 @@ LeafArg = str | _Leaf | None
 
 
 def path_to(leaf_id: str | None, by_id: Mapping[str, SessionEntry]) -> list[SessionEntry]:
-    """Entries from the root to `leaf_id`, root first; stops at a dangling parent or a cycle."""
+    """Entries from the root to `leaf_id`, root first; stops at a dangling parent or a cycle.
+
+    A walk longer than the number of entries must have met a cycle (only a hand-edited file has one);
+    only then is it walked again remembering every id, so the usual walk stays a bare loop.
+    """
+    path: list[SessionEntry] = []
+    limit = len(by_id)
+    current = by_id.get(leaf_id) if leaf_id is not None else None
+    while current is not None:
+        path.append(current)
+        if len(path) > limit:
+            return _path_to_checking_cycles(leaf_id, by_id)
+        parent = current.parent_id
+        current = by_id.get(parent) if parent is not None else None
+    path.reverse()
+    return path
+
+
+def _path_to_checking_cycles(leaf_id: str | None, by_id: Mapping[str, SessionEntry]) -> list[SessionEntry]:
     path: list[SessionEntry] = []
     seen: set[str] = set()
     current = by_id.get(leaf_id) if leaf_id is not None else None
@@ -194,12 +221,14 @@ def edited_message(entry: SessionEntry, replacement: dict[str, Any]) -> AgentMes
     return message if message.role == entry.role else None
 
 
-def project_entries(
-    entries: Sequence[SessionEntry], edits: Mapping[str, ContextEditEntry] | None = None
-) -> list[ProjectedMessage]:
-    """Step 2: the messages of `entries` (output of step 1, or any slice of a path) with `edits` applied."""
-    parse_messages([e for e in entries if isinstance(e, MessageEntry)])
-    out: list[ProjectedMessage] = []
+def _projected(
+    entries: Sequence[SessionEntry], edits: Mapping[str, ContextEditEntry] | None
+) -> Iterator[tuple[SessionEntry, AgentMessage | MessageEntry, bool]]:
+    """Step 2 without parsing: each context message with its entry and whether it was edited.
+
+    An unedited message entry stands for its own message (parsed by whoever needs it); every other
+    context message (edits, summaries, extension messages: few in any session) is built here.
+    """
     for entry in entries:
         edit = edits.get(entry.id) if edits else None
         if edit is not None:
@@ -207,16 +236,51 @@ def project_entries(
                 continue
             message = edited_message(entry, edit.replacement)
             if message is not None:
-                out.append(ProjectedMessage(entry, message, edited=True))
+                yield entry, message, True
                 continue
+        if isinstance(entry, MessageEntry):
+            yield entry, entry, False
+            continue
         if isinstance(entry, CompactionEntry):
             checkpoint = compaction_checkpoint(entry)
             if checkpoint is not None:
-                out.append(ProjectedMessage(entry, checkpoint))
+                yield entry, checkpoint, False
         message = entry_to_message(entry)
         if message is not None:
-            out.append(ProjectedMessage(entry, message))
-    return out
+            yield entry, message, False
+
+
+def project_entries(
+    entries: Sequence[SessionEntry], edits: Mapping[str, ContextEditEntry] | None = None
+) -> list[ProjectedMessage]:
+    """Step 2: the messages of `entries` (output of step 1, or any slice of a path) with `edits` applied."""
+    items = list(_projected(entries, edits))
+    parse_messages([m for _, m, _ in items if isinstance(m, MessageEntry)])
+    return [
+        ProjectedMessage(entry, message.message if isinstance(message, MessageEntry) else message, edited)
+        for entry, message, edited in items
+    ]
+
+
+class DeferredContextMessages(DeferredMessages):
+    """The context messages of a branch, parsed from their entries only when first asked for.
+
+    What it holds is fixed when it is made (the entries are append-only and their stored JSON is never
+    changed), so building later gives the same messages building at once would have given.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: list[AgentMessage | MessageEntry]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def build(self) -> list[AgentMessage]:
+        items = self._items
+        parse_messages([m for m in items if isinstance(m, MessageEntry)])
+        return [m.message if isinstance(m, MessageEntry) else m for m in items]
 
 
 def build_context_entries(
@@ -234,38 +298,74 @@ def build_session_projection(
     return project_entries(context_entries_of_path(path), latest_edits(path))
 
 
+def branch_choices(path: Sequence[SessionEntry]) -> tuple[str | None, ModelRef | None]:
+    """The thinking level and model last chosen on `path`: a change entry, or an assistant reply's model.
+
+    Read from the end, so that only the latest reply's stored JSON is looked at.
+    """
+    thinking: str | None = None
+    model: ModelRef | None = None
+    for entry in reversed(path):
+        if isinstance(entry, ThinkingLevelChangeEntry):
+            thinking = thinking if thinking is not None else entry.thinking_level
+        elif model is not None:
+            pass
+        elif isinstance(entry, ModelChangeEntry):
+            model = ModelRef(entry.provider, entry.model_id)
+        elif isinstance(entry, MessageEntry) and entry.role == "assistant":
+            provider, model_id = entry.message_json.get("provider"), entry.message_json.get("model")
+            if isinstance(provider, str) and isinstance(model_id, str):
+                model = ModelRef(provider, model_id)
+        if thinking is not None and model is not None:
+            break
+    return thinking, model
+
+
 def build_session_context(
     entries: Sequence[SessionEntry], leaf_id: LeafArg = LATEST, by_id: Mapping[str, SessionEntry] | None = None
 ) -> SessionContext:
     """The context of the branch ending at `leaf_id` (default: the last entry; None: empty)."""
-    path = resolve_path(entries, leaf_id, by_id)
-    context = SessionContext()
-    for entry in path:
-        if isinstance(entry, ThinkingLevelChangeEntry):
-            context.thinking_level = entry.thinking_level
-        elif isinstance(entry, ModelChangeEntry):
-            context.model = ModelRef(entry.provider, entry.model_id)
-        elif isinstance(entry, MessageEntry) and entry.role == "assistant":
-            provider, model = entry.message_json.get("provider"), entry.message_json.get("model")
-            if isinstance(provider, str) and isinstance(model, str):
-                context.model = ModelRef(provider, model)
+    return session_context_of_path(resolve_path(entries, leaf_id, by_id))
+
+
+def session_context_of_path(path: Sequence[SessionEntry]) -> SessionContext:
+    """`build_session_context` of a path already resolved (root first)."""
+    thinking, model = branch_choices(path)
     projection = project_entries(context_entries_of_path(path), latest_edits(path))
-    context.messages = [item.message for item in projection]
-    return context
+    return SessionContext([item.message for item in projection], "off" if thinking is None else thinking, model)
+
+
+def build_deferred_context(
+    entries: Sequence[SessionEntry], leaf_id: LeafArg = LATEST, by_id: Mapping[str, SessionEntry] | None = None
+) -> DeferredSessionContext:
+    """`build_session_context` with the messages left unparsed until they are read (for resuming)."""
+    return deferred_context_of_path(resolve_path(entries, leaf_id, by_id))
+
+
+def deferred_context_of_path(path: Sequence[SessionEntry]) -> DeferredSessionContext:
+    """`build_deferred_context` of a path already resolved (root first)."""
+    thinking, model = branch_choices(path)
+    items = [message for _, message, _ in _projected(context_entries_of_path(path), latest_edits(path))]
+    return DeferredSessionContext(DeferredContextMessages(items), "off" if thinking is None else thinking, model)
 
 
 __all__ = [
     "EDITABLE_ROLES",
     "LATEST",
+    "DeferredContextMessages",
+    "DeferredSessionContext",
     "ModelRef",
     "ProjectedMessage",
     "SessionContext",
+    "branch_choices",
     "build_context_entries",
+    "build_deferred_context",
     "build_session_context",
     "build_session_projection",
     "compaction_checkpoint",
     "compaction_message",
     "context_entries_of_path",
+    "deferred_context_of_path",
     "edited_message",
     "entry_to_message",
     "latest_compaction_index",
@@ -273,4 +373,5 @@ __all__ = [
     "path_to",
     "project_entries",
     "resolve_path",
+    "session_context_of_path",
 ]

@@ -376,14 +376,16 @@ _MESSAGE_KEYS = ("type", "id", "parentId", "timestamp", "message")
 
 def entry_from_dict(data: dict[str, Any]) -> SessionEntry:
     """The typed entry of a JSON line; anything that does not fit its type becomes an `UnknownEntry`."""
+    if tuple(data) == _MESSAGE_KEYS and data["type"] == "message":
+        # The common line, in pi's own key order: checked and built without the general path.
+        entry_id, parent_id, timestamp, message = data["id"], data["parentId"], data["timestamp"], data["message"]
+        valid = type(entry_id) is str and type(timestamp) is str and type(message) is dict
+        if valid and (parent_id is None or type(parent_id) is str):
+            return MessageEntry(id=entry_id, parent_id=parent_id, timestamp=timestamp, message_json=message)
     kind = data.get("type")
     entry_id = data.get("id")
     parent_id = data.get("parentId")
     timestamp = data.get("timestamp")
-    if kind == "message" and len(data) == 5 and isinstance(entry_id, str) and isinstance(timestamp, str):
-        message = data.get("message")
-        if type(message) is dict and (parent_id is None or isinstance(parent_id, str)) and tuple(data) == _MESSAGE_KEYS:
-            return MessageEntry(id=entry_id, parent_id=parent_id, timestamp=timestamp, message_json=message)
     cls = ENTRY_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is not None and isinstance(entry_id, str) and (parent_id is None or isinstance(parent_id, str)):
         rest = dict(data)

@@ -93,6 +93,7 @@ class SessionManager(SessionReads):
         self._by_id: dict[str, SessionEntry] = {}
         self._labels: dict[str, Label] = {}
         self._leaf_id: str | None = None
+        self._branch_memo: tuple[str | None, int, SessionEntry | None, builtins.list[SessionEntry]] | None = None
         self._has_conversation = False
         if session_file is not None:
             self.set_session_file(session_file)
@@ -246,6 +247,7 @@ class SessionManager(SessionReads):
 
     def _reset_state(self, entries: list[SessionEntry]) -> None:
         self._entries = entries
+        self._branch_memo = None
         self._by_id = {}
         self._labels = {}
         self._leaf_id = None
@@ -263,7 +265,7 @@ class SessionManager(SessionReads):
                 self._labels[entry.target_id] = Label(entry.label, entry.timestamp)
             else:
                 self._labels.pop(entry.target_id, None)
-        elif isinstance(entry, MessageEntry) and entry.role in _CONVERSATION_ROLES:
+        elif not self._has_conversation and isinstance(entry, MessageEntry) and entry.role in _CONVERSATION_ROLES:
             self._has_conversation = True
 
     # --- writing ----------------------------------------------------------------------------------

@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from pi.session.context import (
+    DeferredSessionContext,
     ProjectedMessage,
     SessionContext,
-    build_context_entries,
-    build_session_context,
-    build_session_projection,
+    context_entries_of_path,
+    deferred_context_of_path,
+    latest_edits,
     path_to,
+    project_entries,
+    session_context_of_path,
 )
 from pi.session.entries import MessageEntry, SessionEntry, SessionHeader, SessionInfoEntry
 from pi.session.system_state import SystemState, replay_system_messages
@@ -36,6 +39,7 @@ class SessionReads:
     _by_id: dict[str, SessionEntry]
     _labels: dict[str, Label]
     _leaf_id: str | None
+    _branch_memo: tuple[str | None, int, SessionEntry | None, builtins.list[SessionEntry]] | None
 
     # --- the tree ---------------------------------------------------------------------------------
 
@@ -54,7 +58,26 @@ class SessionReads:
 
     def get_branch(self, from_id: str | None = None) -> builtins.list[SessionEntry]:
         """Entries from the root to `from_id` (default: the leaf), root first."""
-        return path_to(from_id if from_id is not None else self._leaf_id, self._by_id)
+        if from_id is None or from_id == self._leaf_id:
+            return builtins.list(self._current_branch())
+        return path_to(from_id, self._by_id)
+
+    def _current_branch(self) -> builtins.list[SessionEntry]:
+        """The path to the leaf, walked once per leaf and entry count (callers must not change it).
+
+        Resuming asks for it several times (context, system state, tools); on a long branch each walk
+        is a noticeable part of the start. Entries are only ever appended (a failed append is taken back
+        out), so the same leaf, entry count and last entry mean the same path; loading a file forgets
+        it (`_branch_memo` is reset with the entries).
+        """
+        entries = self._entries
+        last = entries[-1] if entries else None
+        memo = self._branch_memo
+        if memo is not None and memo[0] == self._leaf_id and memo[1] == len(entries) and memo[2] is last:
+            return memo[3]
+        path = path_to(self._leaf_id, self._by_id)
+        self._branch_memo = (self._leaf_id, len(entries), last, path)
+        return path
 
     def get_children(self, parent_id: str) -> builtins.list[SessionEntry]:
         return [e for e in self._entries if e.parent_id == parent_id and e.id]
@@ -69,11 +92,18 @@ class SessionReads:
 
     def build_session_context(self) -> SessionContext:
         """The messages, thinking level and model of the current branch (context edits applied)."""
-        return build_session_context(self._entries, self._leaf_id, self._by_id)
+        return session_context_of_path(self._current_branch())
+
+    def build_deferred_context(self) -> DeferredSessionContext:
+        """`build_session_context` with the messages parsed only when first read (resuming a session).
+
+        Hand its `messages` to the one owner of the transcript (the `Agent`); counting them is free.
+        """
+        return deferred_context_of_path(self._current_branch())
 
     def build_context_entries(self) -> builtins.list[SessionEntry]:
         """The current branch's entries that still count (latest compaction, then what it kept and what followed)."""
-        return build_context_entries(self._entries, self._leaf_id, self._by_id)
+        return context_entries_of_path(self._current_branch())
 
     def get_system_state(self) -> SystemState | None:
         """The prompt sections and tools the system messages on the current branch declare (None: none stored).
@@ -83,12 +113,13 @@ class SessionReads:
         to store a patch (`system_message_patch`), or store it whole as a compaction's checkpoint
         (`checkpoint_of`).
         """
-        messages = [e.message for e in self.get_branch() if isinstance(e, MessageEntry) and e.role == "system"]
+        messages = [e.message for e in self._current_branch() if isinstance(e, MessageEntry) and e.role == "system"]
         return replay_system_messages(messages)
 
     def build_session_projection(self) -> builtins.list[ProjectedMessage]:
         """The current branch's context messages with their entries, context edits applied."""
-        return build_session_projection(self._entries, self._leaf_id, self._by_id)
+        path = self._current_branch()
+        return project_entries(context_entries_of_path(path), latest_edits(path))
 
     # --- reading ----------------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ def state_json(session: AgentSession) -> dict[str, Any]:
         "followUpMode": session.follow_up_mode,
         "sessionId": session.session_id,
         "autoCompactionEnabled": session.auto_compaction_enabled,
-        "messageCount": len(session.messages),
+        "messageCount": session.message_count,
         "pendingMessageCount": session.pending_message_count,
     }
     if model is not None:
