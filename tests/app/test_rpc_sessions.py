@@ -129,6 +129,18 @@ def test_compact_returns_the_result_and_the_next_request_starts_from_it(pi_env: 
     assert "Manual summary." in sent[0][1]
     assert sent[1:] == [("user", "second" + LONG), ("assistant", "reply two"), ("user", "third")]
 
+    # The statistics cover the whole file, as pi's do: messages the compaction took out of the
+    # context still count, and so does the summary request's own usage.
+    stats = rpc.data("get_session_stats")
+    assert (stats["userMessages"], stats["assistantMessages"]) == (3, 3)
+    stored = lines_of(path)[1:]
+    usages = [e["message"]["usage"] for e in stored if e["type"] == "message" and e["message"]["role"] == "assistant"]
+    usages += [e["usage"] for e in stored if e["type"] == "compaction" and e.get("usage")]
+    assert len(usages) == 4
+    assert stats["tokens"]["output"] == sum(u["output"] for u in usages)
+    assert stats["tokens"]["input"] == sum(u["input"] for u in usages)
+    assert stats["totalMessages"] == sum(1 for e in stored if e["type"] == "message")
+
 
 def test_session_name_stats_and_html_export(pi_env: PiEnv, rpc: RpcClient) -> None:
     pi_env.server.queue(tool_reply([("bash", {"command": "echo rpc-export"})]), text_reply("exported soon"))

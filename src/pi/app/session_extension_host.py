@@ -238,24 +238,9 @@ class SessionContextHost:
             handler()
 
     def get_context_usage(self) -> dict[str, Any] | None:
-        from pi.ai.types import AssistantMessage
-        from pi.session.tokens import calculate_context_tokens
+        from pi.app.context_usage import context_usage
 
-        model = self.session.model
-        if model is None:
-            return None
-        last = next(
-            (
-                m
-                for m in reversed(self.session.messages)
-                if isinstance(m, AssistantMessage) and m.stop_reason not in ("error", "aborted")
-            ),
-            None,
-        )
-        tokens = calculate_context_tokens(last.usage) if last is not None else None
-        window = model.context_window
-        percent = tokens / window * 100 if tokens is not None and window else None
-        return {"tokens": tokens, "contextWindow": window, "percent": percent}
+        return context_usage(self.session)
 
     def compact(
         self,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi.ai.types import AssistantMessage, ToolResultMessage, UserMessage
 from pi.app.agent_session import AgentSession
 
 
@@ -36,38 +35,37 @@ def state_json(session: AgentSession) -> dict[str, Any]:
 
 
 def session_stats_json(session: AgentSession) -> dict[str, Any]:
-    user = assistant = tool_calls = tool_results = 0
-    tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
-    cost = 0.0
-    last_usage: AssistantMessage | None = None
-    for message in session.messages:
-        if isinstance(message, UserMessage):
-            user += 1
-        elif isinstance(message, AssistantMessage):
-            assistant += 1
-            tool_calls += sum(1 for b in message.content if b.type == "toolCall")
-            usage = message.usage
-            tokens["input"] += usage.input
-            tokens["output"] += usage.output
-            tokens["cacheRead"] += usage.cache_read
-            tokens["cacheWrite"] += usage.cache_write
-            cost += usage.cost.total
-            if message.stop_reason not in ("error", "aborted"):
-                last_usage = message
-        elif isinstance(message, ToolResultMessage):
-            tool_results += 1
-            if message.usage is not None:  # models the tool ran itself (codemode's models.*)
-                tokens["input"] += message.usage.input
-                tokens["output"] += message.usage.output
-                tokens["cacheRead"] += message.usage.cache_read
-                tokens["cacheWrite"] += message.usage.cache_write
-                cost += message.usage.cost.total
-    from pi.app.cache_warming_usage import usage_entry_totals
+    """`get_session_stats`: counts and usage over every entry of the session file, as pi counts them.
 
-    outside = usage_entry_totals(session.session.get_entries())  # refreshes etc., outside the context
-    for key, value in outside.token_dict().items():
-        tokens[key] += value
-    cost += outside.cost
+    Messages a compaction took out of the context, and those on other branches, still happened and
+    were paid for, so they count; so does work recorded beside the conversation (`usage` entries,
+    summary requests). The stored JSON is read as it is, without building message objects.
+    """
+    from pi.app.cache_warming_usage import UsageTotals, usage_entry_totals
+    from pi.session.entries import MessageEntry
+
+    user = assistant = tool_calls = tool_results = total = 0
+    totals = UsageTotals()
+    entries = session.session.get_entries()
+    for entry in entries:
+        if not isinstance(entry, MessageEntry):
+            continue
+        total += 1
+        data = entry.message_json
+        role = data.get("role")
+        if role == "user":
+            user += 1
+        elif role == "assistant":
+            assistant += 1
+            content = data.get("content")
+            if isinstance(content, list):
+                tool_calls += sum(1 for block in content if isinstance(block, dict) and block.get("type") == "toolCall")
+            totals.add_json(data.get("usage"))
+        elif role == "toolResult":
+            tool_results += 1
+            totals.add_json(data.get("usage"))  # models the tool ran itself (codemode's models.*)
+    outside = usage_entry_totals(entries)
+    tokens = {key: value + outside.token_dict()[key] for key, value in totals.token_dict().items()}
     out: dict[str, Any] = {
         "sessionFile": session.session_file,
         "sessionId": session.session_id,
@@ -75,21 +73,15 @@ def session_stats_json(session: AgentSession) -> dict[str, Any]:
         "assistantMessages": assistant,
         "toolCalls": tool_calls,
         "toolResults": tool_results,
-        "totalMessages": len(session.messages),
+        "totalMessages": total,
         "tokens": {**tokens, "total": sum(tokens.values())},
-        "cost": cost,
+        "cost": totals.cost + outside.cost,
     }
-    model = session.model
-    if model is not None:
-        from pi.session.tokens import calculate_context_tokens
+    from pi.app.context_usage import context_usage
 
-        used = calculate_context_tokens(last_usage.usage) if last_usage is not None else None
-        window = model.context_window
-        out["contextUsage"] = {
-            "tokens": used,
-            "contextWindow": window,
-            "percent": (used / window * 100) if used is not None and window else None,
-        }
+    usage = context_usage(session)
+    if usage is not None:
+        out["contextUsage"] = usage
     return out
 
 
