@@ -12,10 +12,13 @@ a loopback Chat Completions server, a fresh home and project dir, and `PI_OFFLIN
 - streaming CPU: the prompt is typed and sent; the server streams a markdown reply (headings, lists,
   code, a table) spread evenly over 10 seconds; user+system CPU seconds of the process (from
   /proc/<pid>/stat, all threads) from the request's arrival until the reply's last line is on screen;
-- key echo: 3 s into the stream one character (`Z`, which nothing else on the screen contains) is
-  typed; milliseconds from calling `tmux send-keys` until a capture shows it (polled every 2 ms; each
-  capture takes a few ms, so this includes tmux's own round trip, measured alone as the echo of `cat`
-  in the same tmux and printed as the floor);
+- key echo: 3 s into the stream one character (`Z`, which nothing else the program writes contains)
+  is typed; milliseconds from calling `tmux send-keys` until the program has written it to the
+  terminal. The program's output is read as it is written, through `tmux pipe-pane` into a file that
+  is polled every 0.5 ms, so neither screen captures nor tmux's redraw are part of the figure; what
+  remains of tmux (starting a `send-keys` client, delivering the key, passing the output on) is
+  measured alone as the echo of `cat` in the same tmux and printed as the floor. The goal is an echo
+  within one frame (16 ms) of that floor;
 - resume memory: `pi --session <file>` on a generated 2,000-message session; once the footer and the
   last message's text are on screen, the process's peak RSS (VmHWM of /proc/<pid>/status).
 
@@ -62,7 +65,7 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 VERSION = re.compile(r"\bv\d+\.\d+")
 ECHO_AFTER_S = 3.0
 ECHO_KEY = "Z"  # not in the reply, the footer or the header
-ECHO_POLL_S = 0.002
+ECHO_POLL_S = 0.0005
 
 
 class Unavailable(Exception):
@@ -179,16 +182,63 @@ def full_frame(lines: list[str]) -> bool:
     return footer_shown(lines) and any(VERSION.search(line) for line in lines[:8])
 
 
-def key_echo_seconds(tmux: Tmux, window: str) -> float:
-    """Type `ECHO_KEY` and poll until the screen shows one more of it than before."""
-    before = sum(line.count(ECHO_KEY) for line in tmux.screen(window))
+class PaneOutput:
+    """What the pane's program writes from now on, copied by `tmux pipe-pane` into a file read as it grows."""
+
+    def __init__(self, tmux: Tmux, window: str, path: Path) -> None:
+        self.tmux, self.window = tmux, window
+        path.write_bytes(b"")
+        tmux.run("pipe-pane", "-t", window, f"exec cat >> {shlex.quote(str(path))}")
+        self.file = path.open("rb")
+
+    def read_until(self, wanted: bytes, timeout: float) -> float | None:
+        """Seconds until `wanted` is among the bytes written after this call, or None at the timeout."""
+        start = time.perf_counter()
+        seen = b""
+        while time.perf_counter() - start < timeout:
+            chunk = self.file.read()
+            if chunk:
+                seen = seen[-len(wanted) :] + chunk
+                if wanted in seen:
+                    return time.perf_counter() - start
+            else:
+                time.sleep(ECHO_POLL_S)
+        return None
+
+    def drain(self) -> None:
+        self.file.read()
+
+    def close(self) -> None:
+        self.tmux.run("pipe-pane", "-t", self.window)  # no command: stop piping
+        self.file.close()
+
+
+def key_echo_seconds(tmux: Tmux, window: str, output: PaneOutput) -> float:
+    """Type `ECHO_KEY`: seconds from calling `send-keys` until the program has written it."""
+    output.drain()
     start = time.perf_counter()
     tmux.run("send-keys", "-t", window, "-l", ECHO_KEY)
-    while sum(line.count(ECHO_KEY) for line in tmux.screen(window)) <= before:
-        if time.perf_counter() - start > 5:
-            raise Unavailable(f"the typed {ECHO_KEY!r} did not appear within 5 s")
-        time.sleep(ECHO_POLL_S)
+    if output.read_until(ECHO_KEY.encode(), 5.0) is None:
+        raise Unavailable(f"the typed {ECHO_KEY!r} was not written within 5 s")
     return time.perf_counter() - start
+
+
+def start_piping(tmux: Tmux, window: str, path: Path, warm_up_key: str | None) -> PaneOutput:
+    """Pipe the pane's output into `path`, returning once the pipe carries bytes.
+
+    `pipe-pane` starts its command in the background, so a key typed at once could be echoed before
+    the pipe exists. A program that is writing anyway (a streaming reply) proves the pipe by writing;
+    a quiet one (`cat`) is sent `warm_up_key` first.
+    """
+    output = PaneOutput(tmux, window, path)
+    wanted = warm_up_key.encode() if warm_up_key is not None else b""
+    for _ in range(20):
+        if warm_up_key is not None:
+            tmux.run("send-keys", "-t", window, "-l", warm_up_key)
+        if output.read_until(wanted, 0.25) is not None:
+            return output
+    output.close()
+    raise Unavailable("tmux pipe-pane carried no output")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -223,7 +273,11 @@ def first_frame_and_stream(program: Program, tmux: Tmux, scratch: Path, figures:
         cpu_at_request = cpu_seconds(pid)
         requested = time.perf_counter()
         time.sleep(ECHO_AFTER_S)
-        figures.key_echo.append(key_echo_seconds(tmux, window))
+        output = start_piping(tmux, window, scratch / f"pane-{pid}.out", None)
+        try:
+            figures.key_echo.append(key_echo_seconds(tmux, window, output))
+        finally:
+            output.close()
         wait_for(tmux, window, lambda lines: any(LAST_LINE in line for line in lines), STREAM_S * 4)
         shown = time.perf_counter() - requested
         figures.stream_cpu.append(cpu_seconds(pid) - cpu_at_request)
@@ -252,13 +306,17 @@ def resume(program: Program, tmux: Tmux, scratch: Path, figures: Figures) -> Non
         server.stop()
 
 
-def echo_floor(tmux: Tmux, samples: int = 15) -> list[float]:
-    """Key echo of `cat`, which the terminal echoes at once: what tmux and the polling add to every echo."""
-    window, _ = tmux.open("cat")
+def echo_floor(tmux: Tmux, scratch: Path, samples: int = 15) -> list[float]:
+    """Key echo of `cat`, which the terminal echoes at once: what tmux and the measuring add to every echo."""
+    window, pid = tmux.open("cat")
+    output = None
     try:
         wait_for(tmux, window, lambda lines: True, 5)
-        return [key_echo_seconds(tmux, window) for _ in range(samples)]
+        output = start_piping(tmux, window, scratch / f"pane-{pid}.out", "W")
+        return [key_echo_seconds(tmux, window, output) for _ in range(samples)]
     finally:
+        if output is not None:
+            output.close()
         tmux.close(window)
 
 
@@ -266,10 +324,10 @@ def measure(programs: list[Program], runs: int) -> dict[str, Figures]:
     results = {program.label: Figures() for program in programs}
     tmux = Tmux()
     try:
-        floor = echo_floor(tmux)
-        print(f"key echo floor (`cat` in the same tmux): median {statistics.median(floor) * 1000:.0f} ms")
         with tempfile.TemporaryDirectory(prefix="pi-tui-bench-") as tmp:
             scratch = Path(tmp)
+            floor = echo_floor(tmux, scratch)
+            print(f"key echo floor (`cat` in the same tmux): median {statistics.median(floor) * 1000:.1f} ms")
             for index in range(runs + 1):  # the first round is an untimed warm-up
                 for program in programs:
                     figures = results[program.label]

@@ -6,6 +6,7 @@ conversation last moved, not message objects. Files that are not sessions are le
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -210,8 +211,40 @@ def find_session_by_id_prefix(
     return None
 
 
+class SessionDirectoryQueries:
+    """Finding and listing session files, offered on `SessionManager` as static methods.
+
+    Kept in a class of its own, after everything else: `list` shadows the builtin inside it.
+    """
+
+    @staticmethod
+    def find_by_id(
+        cwd: str, session_id: str, session_dir: str | Path | None = None, agent_dir: str | Path | None = None
+    ) -> Path | None:
+        """The file of the project's session with exactly this id (reads headers only)."""
+        return find_session_by_id(cwd, session_id, session_dir, agent_dir)
+
+    @staticmethod
+    def find_by_id_prefix(
+        prefix: str, cwd: str, session_dir: str | Path | None = None, agent_dir: str | Path | None = None
+    ) -> FoundSession | None:
+        return find_session_by_id_prefix(prefix, cwd, session_dir, agent_dir)
+
+    @staticmethod
+    def list_all(agent_dir: str | Path | None = None) -> builtins.list[SessionInfo]:
+        return list_all_sessions(agent_dir)
+
+    @staticmethod
+    def list(
+        cwd: str, session_dir: str | Path | None = None, agent_dir: str | Path | None = None
+    ) -> builtins.list[SessionInfo]:
+        """The project's sessions, most recently active first."""
+        return list_sessions(cwd, session_dir, agent_dir)
+
+
 __all__ = [
     "FoundSession",
+    "SessionDirectoryQueries",
     "SessionInfo",
     "find_session_by_id",
     "find_session_by_id_prefix",

@@ -41,16 +41,7 @@ from pi.session.entries import (
     new_entry_id,
 )
 from pi.session.ids import create_session_id, normalize_session_name, validate_session_id
-from pi.session.listing import (
-    FoundSession,
-    SessionInfo,
-    find_session_by_id,
-    find_session_by_id_prefix,
-    is_custom_dir,
-    list_all_sessions,
-    list_sessions,
-    most_recent_session_file,
-)
+from pi.session.listing import SessionDirectoryQueries, is_custom_dir, most_recent_session_file
 from pi.session.manager_reads import SessionReads
 from pi.session.migrate import migrate_lines
 from pi.session.storage import (
@@ -69,7 +60,7 @@ from pi.session.writer import SessionWriter
 _CONVERSATION_ROLES = frozenset({"user", "assistant"})
 
 
-class SessionManager(SessionReads):
+class SessionManager(SessionReads, SessionDirectoryQueries):
     """A session's entries, its current leaf and its file. Build one with the class methods."""
 
     def __init__(
@@ -473,32 +464,6 @@ class SessionManager(SessionReads):
         if self._persist and self._writer.file is not None and self._has_conversation:
             self._writer.flush(self._header, self._entries)
         return self._writer.file
-
-    # --- listing (kept last: `list` shadows the builtin inside the class body) --------------------
-
-    @staticmethod
-    def find_by_id(
-        cwd: str, session_id: str, session_dir: str | Path | None = None, agent_dir: str | Path | None = None
-    ) -> Path | None:
-        """The file of the project's session with exactly this id (reads headers only)."""
-        return find_session_by_id(cwd, session_id, session_dir, agent_dir)
-
-    @staticmethod
-    def find_by_id_prefix(
-        prefix: str, cwd: str, session_dir: str | Path | None = None, agent_dir: str | Path | None = None
-    ) -> FoundSession | None:
-        return find_session_by_id_prefix(prefix, cwd, session_dir, agent_dir)
-
-    @staticmethod
-    def list_all(agent_dir: str | Path | None = None) -> builtins.list[SessionInfo]:
-        return list_all_sessions(agent_dir)
-
-    @staticmethod
-    def list(
-        cwd: str, session_dir: str | Path | None = None, agent_dir: str | Path | None = None
-    ) -> builtins.list[SessionInfo]:
-        """The project's sessions, most recently active first."""
-        return list_sessions(cwd, session_dir, agent_dir)
 
 
 __all__ = ["SessionManager", "SessionTreeNode", "most_recent_session_file"]

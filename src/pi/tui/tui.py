@@ -207,12 +207,8 @@ class TUI:
             self.on_fatal(exc)
 
     def _draw_input_now(self) -> None:
-        """Draw what a batch of input changed at once instead of at the next frame slot.
-
-        While a reply streams, frames are due every `FRAME_INTERVAL`, and a key that arrived just after
-        one would otherwise wait for the next: typing is echoed without that wait. A batch (one read
-        from the terminal) gets one frame, however many keys it held.
-        """
+        """Draw what a batch of input (one read) changed now, not at the next frame slot: while a reply
+        streams, a key typed just after a frame would otherwise wait up to `FRAME_INTERVAL` to show."""
         if self._frame_handle is not None:
             self._frame_handle.cancel()
         self._on_frame_timer()
