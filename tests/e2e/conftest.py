@@ -24,8 +24,8 @@ PI = Path(os.environ.get("PI_UNDER_TEST") or Path(sys.executable).parent / "pi")
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the tests that run the installed `pi` (through the `installed` fixture) as `installed_pi`.
 
-    The others start `python -m pi` from the test interpreter, so running them again against a
-    built wheel (CI's second pass, `-m installed_pi`) would only repeat the first pass."""
+    The others start `python -m pi` from the test interpreter; `-m installed_pi` selects the ones a
+    built wheel's `pi` (``PI_UNDER_TEST``) is tried with."""
     for item in items:
         if "installed" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.installed_pi)

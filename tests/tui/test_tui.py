@@ -24,14 +24,19 @@ def test_every_frame_is_one_synchronized_write() -> None:
 
 
 def _watch_frames(tui: TUI) -> asyncio.Queue[float]:
-    """A queue that receives the loop time of every frame the TUI draws."""
+    """A queue that receives the loop time at which each frame the TUI draws starts.
+
+    The start, as the TUI schedules by it: how long drawing a frame takes (longer on a busy machine)
+    must not shorten the measured gap to the next one.
+    """
     loop = asyncio.get_running_loop()
     frames: asyncio.Queue[float] = asyncio.Queue()
     original = tui.render_now
 
     def watched() -> None:
+        started = loop.time()
         original()
-        frames.put_nowait(loop.time())
+        frames.put_nowait(started)
 
     tui.render_now = watched  # type: ignore[method-assign]
     return frames
