@@ -1,11 +1,38 @@
+"""Fixtures shared by the whole suite, and the environment every process the tests start inherits."""
+
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from pi.ai.faux import FauxProvider, register_faux_provider
 from tests.support.http_server import ScriptedServer
+
+
+def _share_compiled_modules() -> None:
+    """Let the `pi` processes the tests start reuse each other's compiled modules.
+
+    The suite starts well over a thousand `python -m pi` processes from the checkout, where no
+    bytecode is written when PYTHONDONTWRITEBYTECODE is set (as on some CI machines): each of them
+    would compile pi's modules from source again, which costs more CPU than most of the tests. With
+    a bytecode directory outside the tree, every module is compiled once and then loaded as an
+    installed package loads it. Python checks each cached file against its source, so an edit is
+    never served stale. Set at import, before pytest-xdist starts its workers, so that they and
+    every process they start inherit it.
+    """
+    if os.environ.get("PYTHONPYCACHEPREFIX"):
+        return
+    cache = Path(tempfile.gettempdir()) / f"pi-tests-bytecode-{os.getuid()}"
+    cache.mkdir(mode=0o700, exist_ok=True)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(cache)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+_share_compiled_modules()
 
 
 @pytest.fixture
