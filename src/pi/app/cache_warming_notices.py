@@ -173,18 +173,6 @@ def detect_cache_miss(entries: Iterable[Any], message: dict[str, Any], cache_rea
     return _miss(_previous_request(entries), message, cache_read_price)
 
 
-def _short_tokens(count: int) -> str:
-    if count < 1000:
-        return str(count)
-    if count < 10_000:
-        return f"{count / 1000:.1f}k"
-    if count < 1_000_000:
-        return f"{round(count / 1000)}k"
-    if count < 10_000_000:
-        return f"{count / 1_000_000:.1f}M"
-    return f"{round(count / 1_000_000)}M"
-
-
 def cache_miss_text(miss: CacheMiss) -> str | None:
     """The notice for a significant miss (None below 20k tokens and $0.10)."""
     if miss.missed_tokens < NOTICE_MIN_TOKENS and miss.missed_cost < NOTICE_MIN_COST:
@@ -195,7 +183,9 @@ def cache_miss_text(miss: CacheMiss) -> str | None:
         label = "Cache miss after model switch"
     elif miss.idle_ms >= CACHE_TTL_MS:
         label = f"Cache miss after {round(miss.idle_ms / 60_000)}m idle"
-    return f"{label}: {_short_tokens(miss.missed_tokens)} tokens re-billed{cost}"
+    from pi.app.modes.interactive.footer import format_tokens  # the footer's own token format
+
+    return f"{label}: {format_tokens(miss.missed_tokens)} tokens re-billed{cost}"
 
 
 def cache_warmed_text(total_cost: float, note: str | None) -> str:

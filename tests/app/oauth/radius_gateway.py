@@ -15,6 +15,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
 
+GATEWAY_MODEL = {
+    "id": "gw-fast",
+    "name": "GW Fast",
+    "reasoning": False,
+    "input": ["text"],
+    "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0},
+    "contextWindow": 200000,
+    "maxTokens": 8192,
+}
+"""A model of the gateway's `/v1/config` list, as the tests serve it."""
+
 
 @dataclass
 class GatewayRequest:

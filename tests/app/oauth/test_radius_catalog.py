@@ -16,17 +16,10 @@ from pi.app.oauth.radius_catalog import (
     save_models,
     stored_models,
 )
+from tests.app.oauth.radius_gateway import GATEWAY_MODEL
 from tests.support.http_server import ScriptedServer, json_response
 
-MODEL = {
-    "id": "gw-fast",
-    "name": "GW Fast",
-    "reasoning": False,
-    "input": ["text"],
-    "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0},
-    "contextWindow": 200000,
-    "maxTokens": 8192,
-}
+MODEL = GATEWAY_MODEL
 ENTRY = {**MODEL, "api": "pi-messages", "provider": "radius", "baseUrl": "https://gw.example.com/v1"}
 
 

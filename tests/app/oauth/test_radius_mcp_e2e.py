@@ -17,7 +17,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.app.oauth.radius_gateway import RadiusGateway
+from tests.app.oauth.radius_gateway import GATEWAY_MODEL, RadiusGateway
 from tests.support import pi_messages as pm
 from tests.support.http_server import ScriptedServer
 
@@ -145,15 +145,7 @@ def test_without_a_login_the_server_needs_sign_in_with_radius(world: World, gate
     assert [c.authorization for c in gateway.mcp_requests()] == [None]
 
 
-GW_MODEL = {
-    "id": "gw-fast",
-    "name": "GW Fast",
-    "reasoning": False,
-    "input": ["text"],
-    "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0},
-    "contextWindow": 200000,
-    "maxTokens": 8192,
-}
+GW_MODEL = GATEWAY_MODEL
 
 
 def test_login_keeps_the_accounts_model_list_which_later_runs_read_without_fetching(

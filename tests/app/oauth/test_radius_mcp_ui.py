@@ -14,18 +14,10 @@ from pi.app.modes.interactive.commands.registry import CommandRegistry
 from pi.app.modes.interactive.pickers.dialogs import SelectDialog
 from pi.app.modes.interactive.pickers.login_dialog import LoginDialog
 from tests.app.interactive.test_commands_fakes import DOWN, ENTER, FakeApi, make_env
-from tests.app.oauth.radius_gateway import RadiusGateway
+from tests.app.oauth.radius_gateway import GATEWAY_MODEL, RadiusGateway
 
 TIMEOUT = 30.0
-MODEL = {
-    "id": "gw-fast",
-    "name": "GW Fast",
-    "reasoning": False,
-    "input": ["text"],
-    "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0},
-    "contextWindow": 200000,
-    "maxTokens": 8192,
-}
+MODEL = GATEWAY_MODEL
 
 
 @pytest.fixture
