@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def measure_imports(python: str, runs: int, baseline: Row) -> None:
-    imports = [measure_import(python, name, runs) for name in ("pydantic", "httpx", "pi.ai")]
+    imports = [measure_import(python, name, runs) for name in ("pydantic", "httpcore", "httpx", "pi.ai")]
     skipped: list[str] = []
     for api, (module, exists) in provider_modules(python).items():
         if not exists:

@@ -9,10 +9,16 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import certifi
-import httpx
 import pytest
 
-from pi.ai.http import DeferredTrustContext, RequestSpec, deferred_trust_context, get_client, iter_sse, open_stream
+from pi.ai.http import (
+    DeferredTrustContext,
+    TransportError,
+    deferred_trust_context,
+    get_client,
+    iter_sse,
+)
+from tests.ai.plain_stream import open_plain
 from tests.support.http_server import ScriptedResponse, ScriptedServer, sse
 
 
@@ -66,14 +72,7 @@ async def test_plain_http_requests_never_load_certificates(
 
     monkeypatch.setattr(DeferredTrustContext, "load_trust", recording)
     server.queue(ScriptedResponse(chunks=sse({"a": 1}, "[DONE]")))
-    response = await open_stream(
-        RequestSpec(url=f"{server.url}/v1/chat", headers={}, body={}),
-        signal=None,
-        max_retries=0,
-        max_retry_delay_ms=0,
-        provider="test",
-        model_id="m",
-    )
+    response = await open_plain(f"{server.url}/v1/chat")
     try:
         assert [event.data async for event in iter_sse(response)] == ['{"a": 1}', "[DONE]"]
     finally:
@@ -112,8 +111,8 @@ async def tls_server(body: bytes) -> AsyncIterator[str]:
 async def test_the_shared_client_trusts_ssl_cert_file_for_a_tls_connection(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SSL_CERT_FILE", str(TLS_DIR / "cert.pem"))
     async with tls_server(b"trusted") as url:
-        response = await get_client().get(url)
-    assert response.text == "trusted"
+        response = await get_client().send("GET", url)
+        assert await response.aread() == b"trusted"
     await get_client().aclose()
 
 
@@ -121,6 +120,6 @@ async def test_an_untrusted_certificate_is_refused(monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
     monkeypatch.delenv("SSL_CERT_DIR", raising=False)
     async with tls_server(b"never") as url:
-        with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
-            await get_client().get(url)
+        with pytest.raises(TransportError, match="CERTIFICATE_VERIFY_FAILED"):
+            await get_client().send("GET", url)
     await get_client().aclose()

@@ -22,9 +22,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from pi.ai.abort import AbortSignal
+from pi.ai.http_response import Headers, Response, TransportError, TransportTimeout
+from pi.ai.http_transport import HttpPool, Timeouts
 from pi.ai.options import StreamOptions
 from pi.ai.sanitize import sanitize_surrogates
 from pi.ai.types import Model
@@ -34,16 +34,16 @@ _BODY_JSON = json.JSONEncoder(ensure_ascii=False)
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 MAX_ERROR_BODY = 4000
 
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, HttpPool] = weakref.WeakKeyDictionary()
 
 
 class DeferredTrustContext(ssl.SSLContext):
-    """The TLS client context httpx would build by default, reading its CA certificates on first use.
+    """The TLS client context `ssl.create_default_context()` builds, reading its CA certificates on first use.
 
     Loading the certificate bundle is most of what creating a client costs (about 20 ms), and a
     session that only talks to a local server over plain http never needs it. The context starts
-    with the same settings as `ssl.create_default_context()` and loads the same trust store httpx
-    picks (`SSL_CERT_FILE`, else `SSL_CERT_DIR`, else certifi's bundle) just before its first TLS
+    with the same settings as `ssl.create_default_context()` and loads the trust store httpx would
+    pick (`SSL_CERT_FILE`, else `SSL_CERT_DIR`, else certifi's bundle) just before its first TLS
     connection, whichever way that connection wraps its socket.
     """
 
@@ -82,26 +82,12 @@ def deferred_trust_context() -> DeferredTrustContext:
     return context
 
 
-def _httpx_builds_default_context() -> bool:
-    """httpx >= 0.28 makes its default context with `ssl.create_default_context`, which ours matches."""
-    try:
-        major, minor = (int(part) for part in httpx.__version__.split(".")[:2])
-    except ValueError:
-        return False
-    return (major, minor) >= (0, 28)
-
-
-def get_client() -> httpx.AsyncClient:
-    """A connection-pooling client for the running event loop (httpx's own transport, so proxies apply)."""
+def get_client() -> HttpPool:
+    """The connection pool of the running event loop (created on first use, with the environment's proxies)."""
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
     if client is None or client.is_closed:
-        verify: ssl.SSLContext | bool = deferred_trust_context() if _httpx_builds_default_context() else True
-        client = httpx.AsyncClient(
-            timeout=httpx.Timeout(connect=30.0, read=600.0, write=60.0, pool=30.0),
-            follow_redirects=True,
-            verify=verify,
-        )
+        client = HttpPool(deferred_trust_context())
         _clients[loop] = client
     return client
 
@@ -135,7 +121,7 @@ def error_hint(status: int, provider: str, model_id: str) -> str | None:
     return None
 
 
-def parse_retry_after(headers: httpx.Headers) -> float | None:
+def parse_retry_after(headers: Headers) -> float | None:
     """Seconds the server asked us to wait, from retry-after-ms or Retry-After (seconds or a date)."""
     ms = headers.get("retry-after-ms")
     if ms:
@@ -210,8 +196,8 @@ async def open_stream(
     provider: str,
     model_id: str,
     timeout_s: float | None = None,
-    client: httpx.AsyncClient | None = None,
-) -> httpx.Response:
+    client: HttpPool | None = None,
+) -> Response:
     """Send `request` and return the open streaming 2xx response; the caller must close it.
 
     Transient failures (see RETRYABLE_STATUS, and connections that fail or drop before an answer)
@@ -221,21 +207,15 @@ async def open_stream(
     """
     http = client or get_client()
     content = encode_json_body(request.body)
+    timeouts = Timeouts.uniform(timeout_s) if timeout_s is not None else None
     headers = {"content-type": "application/json", **request.headers}
     attempt = 0
     while True:
         attempt += 1
         delay: float | None = None
         try:
-            req = http.build_request(
-                request.method,
-                request.url,
-                headers=headers,
-                content=content,
-                timeout=httpx.Timeout(timeout_s) if timeout_s is not None else httpx.USE_CLIENT_DEFAULT,
-            )
-            response = await http.send(req, stream=True)
-        except (httpx.TransportError, httpx.TimeoutException) as exc:
+            response = await http.send(request.method, request.url, headers=headers, content=content, timeouts=timeouts)
+        except TransportError as exc:
             if attempt > max_retries:
                 raise ConnectionError(f"Connection error: {exc or type(exc).__name__}") from exc
         else:
@@ -259,7 +239,7 @@ async def open_stream(
             raise asyncio.CancelledError
 
 
-async def open_model_stream(request: RequestSpec, model: Model, options: StreamOptions) -> httpx.Response:
+async def open_model_stream(request: RequestSpec, model: Model, options: StreamOptions) -> Response:
     """`open_stream` with the retry, timeout and abort settings of one request's options.
 
     A callable ``options.extra["on_response"]`` is awaited with the status and headers of the
@@ -285,7 +265,7 @@ async def open_model_stream(request: RequestSpec, model: Model, options: StreamO
     return response
 
 
-_frame_observers: weakref.WeakKeyDictionary[httpx.Response, Any] = weakref.WeakKeyDictionary()
+_frame_observers: weakref.WeakKeyDictionary[Response, Any] = weakref.WeakKeyDictionary()
 """Responses whose request asked to see each raw stream frame (``options.extra["on_frame"]``)."""
 
 
@@ -310,12 +290,12 @@ _SSE_LINE_END = re.compile(rb"\r\n|\r(?!\Z)|\n")
 """CRLF, LF or CR; a CR at the very end of the buffered bytes may be the first half of a CRLF."""
 
 
-async def iter_sse_lines(response: httpx.Response) -> AsyncIterator[str]:
+async def iter_sse_lines(response: Response) -> AsyncIterator[str]:
     """The lines of an event stream, ended only by CR, LF or CRLF as the SSE format defines.
 
-    `httpx.Response.aiter_lines` also splits at U+2028, U+2029, NEL and other characters that
-    `str.splitlines` treats as line breaks; JSON carries those unescaped inside strings, so a model
-    writing one would cut its frame in two. Splitting the bytes is safe because CR and LF never
+    Text line splitting (`str.splitlines`, httpx's `aiter_lines`) also splits at U+2028, U+2029,
+    NEL and other characters Unicode treats as line breaks; JSON carries those unescaped inside
+    strings, so a model writing one would cut its frame in two. Splitting the bytes is safe because CR and LF never
     occur inside a multi-byte UTF-8 sequence; each line is decoded whole.
     """
     pending: list[bytes] = []
@@ -335,7 +315,7 @@ async def iter_sse_lines(response: httpx.Response) -> AsyncIterator[str]:
         yield rest.decode("utf-8", errors="replace")
 
 
-async def iter_sse(response: httpx.Response) -> AsyncIterator[SSEEvent]:
+async def iter_sse(response: Response) -> AsyncIterator[SSEEvent]:
     """Split a `text/event-stream` body into events (``event:`` name, joined ``data:`` lines).
 
     When the request's options carried an ``on_frame`` callable, it sees each frame's JSON before the
@@ -401,7 +381,7 @@ async def finish_stream(rest: AsyncIterator[object]) -> None:
     clean up. A server that keeps the body open gets `FINISH_GRACE_S`; the reply is complete either
     way, so a failure here changes nothing.
     """
-    with contextlib.suppress(TimeoutError, httpx.HTTPError, ValueError):
+    with contextlib.suppress(TimeoutError, TransportError, ValueError):
         async with asyncio.timeout(FINISH_GRACE_S):
             async for _ in rest:
                 pass
@@ -419,10 +399,14 @@ def parse_json_data(data: str) -> Any:
 __all__ = [
     "RETRYABLE_STATUS",
     "DeferredTrustContext",
+    "Headers",
     "ProviderHTTPError",
     "RequestSpec",
+    "Response",
     "RetryDelayTooLong",
     "SSEEvent",
+    "TransportError",
+    "TransportTimeout",
     "abortable_sleep",
     "connection_lost",
     "deferred_trust_context",

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
-
 from pi.ai.http import (
+    Response,
+    TransportError,
     connection_lost,
     finish_stream,
     iter_sse,
@@ -162,7 +162,7 @@ class StreamReader:
             )
 
 
-async def read_stream(response: httpx.Response, reader: StreamReader, model: Model) -> None:
+async def read_stream(response: Response, reader: StreamReader, model: Model) -> None:
     """Read events up to ``message_stop``, which alone says the reply is whole; then the end of the body."""
     stopped = False
     try:
@@ -177,7 +177,7 @@ async def read_stream(response: httpx.Response, reader: StreamReader, model: Mod
                 stopped = True
                 await finish_stream(events)
                 break
-    except (httpx.TransportError, httpx.DecodingError) as exc:
+    except TransportError as exc:
         raise connection_lost(model.provider, model.id, exc) from exc
     if not stopped:
         raise stream_cut_short(model.provider, model.id, "message_stop")

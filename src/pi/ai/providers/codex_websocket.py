@@ -29,10 +29,10 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
+from pi.ai.http_response import Headers
 from pi.ai.options import StreamOptions
 from pi.ai.providers.codex_socket_cache import CACHE, Continuation, Lease, Socket, continued_body, snapshot
 from pi.ai.providers.openai_responses_messages import convert_responses_messages
@@ -226,7 +226,7 @@ async def _report_handshake(lease: Lease, options: StreamOptions) -> None:
     if not callable(on_response) or response is None:
         return
     try:
-        await on_response(response.status_code, httpx.Headers(list(response.headers.raw_items())))
+        await on_response(response.status_code, Headers(list(response.headers.raw_items())))
     except BaseException:
         lease.release(keep=False)
         raise

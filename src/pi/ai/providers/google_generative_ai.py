@@ -23,13 +23,12 @@ import re
 from dataclasses import replace
 from typing import Any, TypedDict
 
-import httpx
-
 from pi.ai.api_key import resolve_api_key
 from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.http import (
     ProviderHTTPError,
     RequestSpec,
+    TransportError,
     connection_lost,
     error_hint,
     iter_sse,
@@ -396,7 +395,7 @@ def stream_google(model: Model, context: Context, options: StreamOptions) -> Ass
                 if not isinstance(chunk, dict):
                     raise ValueError(f"Unexpected stream frame from the server (not an object): {event.data[:200]}")
                 reader.feed(chunk)
-        except httpx.HTTPError as exc:
+        except TransportError as exc:
             raise connection_lost(model.provider, model.id, exc) from exc
         finally:
             await response.aclose()

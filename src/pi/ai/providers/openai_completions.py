@@ -23,13 +23,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-import httpx
-
 from pi.ai.api_key import resolve_api_key
 from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.http import (
     ProviderHTTPError,
     RequestSpec,
+    Response,
+    TransportError,
     connection_lost,
     error_hint,
     finish_stream,
@@ -382,7 +382,7 @@ class _ChunkReader:
             output.stop_reason = "toolUse"  # some local servers end tool calls with "stop"
 
 
-async def _read_stream(response: httpx.Response, builder: OutputBuilder) -> None:
+async def _read_stream(response: Response, builder: OutputBuilder) -> None:
     reader = _ChunkReader(builder)
     events = iter_sse(response)
     async for event in events:
@@ -432,7 +432,7 @@ def stream_openai_completions(model: Model, context: Context, options: StreamOpt
         try:
             builder.start()
             await _read_stream(response, builder)
-        except httpx.HTTPError as exc:
+        except TransportError as exc:
             raise connection_lost(model.provider, model.id, exc) from exc
         finally:
             await response.aclose()

@@ -26,12 +26,12 @@ from dataclasses import replace
 from http import HTTPStatus
 from typing import Any
 
-import httpx
-
 from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.http import (
     ProviderHTTPError,
     RequestSpec,
+    Response,
+    TransportError,
     connection_lost,
     finish_stream,
     iter_sse,
@@ -294,7 +294,7 @@ class PiMessagesReader:
         output.stop_reason = reason
 
 
-async def _frames(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+async def _frames(response: Response) -> AsyncIterator[dict[str, Any]]:
     async for sse in iter_sse(response):
         if sse.data.strip() == "[DONE]":
             continue
@@ -303,7 +303,7 @@ async def _frames(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
             yield frame
 
 
-async def read_reply(builder: BilledOutputBuilder, response: httpx.Response) -> None:
+async def read_reply(builder: BilledOutputBuilder, response: Response) -> None:
     """Apply every frame up to the final one; a body that ends first is a lost reply."""
     model = builder.model
     reader = PiMessagesReader(builder)
@@ -316,7 +316,7 @@ async def read_reply(builder: BilledOutputBuilder, response: httpx.Response) -> 
         if not reader.finished:
             raise stream_cut_short(model.provider, model.id, FINAL_FRAMES)
         await finish_stream(frames)
-    except httpx.HTTPError as exc:
+    except TransportError as exc:
         raise connection_lost(model.provider, model.id, exc) from exc
     finally:
         await response.aclose()

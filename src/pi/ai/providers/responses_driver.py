@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
-import httpx
-
-from pi.ai.http import connection_lost, finish_stream
+from pi.ai.http import Response, TransportError, connection_lost, finish_stream
 from pi.ai.providers.output import OutputBuilder
 from pi.ai.providers.responses_events import ResponsesStreamReader, iter_response_events
 
@@ -49,7 +47,7 @@ async def read_reply(
 
 async def drive_sse_reply(
     builder: OutputBuilder,
-    response: httpx.Response,
+    response: Response,
     payload: dict[str, Any],
     adapt: EventAdapter | None = None,
     grammar_inputs: Mapping[str, str] | None = None,
@@ -58,7 +56,7 @@ async def drive_sse_reply(
     model = builder.model
     try:
         await read_reply(builder, iter_response_events(response), payload, adapt, grammar_inputs)
-    except httpx.HTTPError as exc:
+    except TransportError as exc:
         raise connection_lost(model.provider, model.id, exc) from exc
     finally:
         await response.aclose()

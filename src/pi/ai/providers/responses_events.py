@@ -12,9 +12,7 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-import httpx
-
-from pi.ai.http import iter_sse, parse_json_data, stream_cut_short
+from pi.ai.http import Response, iter_sse, parse_json_data, stream_cut_short
 from pi.ai.providers.openai_responses_messages import encode_text_signature
 from pi.ai.providers.output import OutputBuilder
 from pi.ai.providers.responses_grammar import GrammarInputStream
@@ -65,7 +63,7 @@ def apply_service_tier_pricing(builder: OutputBuilder, tier: str | None) -> None
     builder.model = builder.model.model_copy(update={"cost": scaled})
 
 
-async def iter_response_events(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+async def iter_response_events(response: Response) -> AsyncIterator[dict[str, Any]]:
     """Each SSE frame's JSON object; the ``type`` field names the event (the SSE name is a fallback)."""
     async for frame in iter_sse(response):
         data = frame.data.strip()
