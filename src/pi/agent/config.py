@@ -70,6 +70,8 @@ class AgentStreamFn(Protocol):
 
 @dataclass(slots=True)
 class AgentLoopConfig:
+    """The settings of one `agent_loop` run; `Agent` builds a fresh one for each run from its current state."""
+
     model: Model
     reasoning: ThinkingLevel | None = None
     session_id: str | None = None

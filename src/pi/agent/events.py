@@ -54,6 +54,8 @@ def tool_result_to_json(result: AgentToolResult) -> dict[str, Any]:
 
 @dataclass(slots=True)
 class AgentStartEvent:
+    """The run began; always its first event, followed by the first `turn_start`."""
+
     type: Literal["agent_start"] = "agent_start"
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -62,6 +64,8 @@ class AgentStartEvent:
 
 @dataclass(slots=True)
 class AgentEndEvent:
+    """The run is over, however it ended (completed, failed or aborted); always its last event."""
+
     messages: list[AgentMessage] = field(default_factory=list)
     """Every message this run added, prompts included."""
     will_retry: bool = False
@@ -78,6 +82,8 @@ class AgentEndEvent:
 
 @dataclass(slots=True)
 class TurnStartEvent:
+    """A turn begins: the messages sent with it, one model request, and the tool calls of the reply."""
+
     type: Literal["turn_start"] = "turn_start"
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -86,6 +92,11 @@ class TurnStartEvent:
 
 @dataclass(slots=True)
 class TurnEndEvent:
+    """A turn is over: `message` is its assistant reply, `tool_results` the results of its calls in call order.
+
+    Also sent when the reply failed or was aborted; then no tool ran and `tool_results` is empty.
+    """
+
     message: AssistantMessage
     tool_results: list[ToolResultMessage] = field(default_factory=list)
     type: Literal["turn_end"] = "turn_end"
@@ -100,6 +111,11 @@ class TurnEndEvent:
 
 @dataclass(slots=True)
 class MessageStartEvent:
+    """A message joins the transcript: a prompt, a queued message, a tool result, or an assistant reply.
+
+    A streamed reply arrives here as a snapshot whose stop reason is "pending"; `message_end` brings its final form.
+    """
+
     message: AgentMessage
     type: Literal["message_start"] = "message_start"
 
@@ -125,6 +141,11 @@ class MessageUpdateEvent:
 
 @dataclass(slots=True)
 class MessageEndEvent:
+    """A message is complete; each follows the `message_start` of the same message.
+
+    For an assistant reply this is the final message, with its stop reason, usage and any error.
+    """
+
     message: AgentMessage
     type: Literal["message_end"] = "message_end"
 
@@ -134,6 +155,11 @@ class MessageEndEvent:
 
 @dataclass(slots=True)
 class ToolExecutionStartEvent:
+    """A tool call is taken up, before the tool is looked up, its arguments validated and hooks consulted.
+
+    Exactly one `tool_execution_end` with the same `tool_call_id` follows, even when the call never runs.
+    """
+
     tool_call_id: str
     tool_name: str
     args: dict[str, Any]
@@ -146,6 +172,11 @@ class ToolExecutionStartEvent:
 
 @dataclass(slots=True)
 class ToolExecutionUpdateEvent:
+    """Partial output a running tool reported; never sent after that call's `tool_execution_end`.
+
+    The awaitable the tool's update callback returned resolves once this event has been delivered.
+    """
+
     tool_call_id: str
     tool_name: str
     args: dict[str, Any]
@@ -164,6 +195,11 @@ class ToolExecutionUpdateEvent:
 
 @dataclass(slots=True)
 class ToolExecutionEndEvent:
+    """A tool call is finished, with the result the model will see (after the `after_tool_call` hook).
+
+    When calls run concurrently, end events come in the order the calls finish; result messages keep call order.
+    """
+
     tool_call_id: str
     tool_name: str
     result: AgentToolResult

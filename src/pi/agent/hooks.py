@@ -21,6 +21,8 @@ BLOCKED_DEFAULT_REASON = "Tool execution was blocked"
 
 @dataclass(slots=True)
 class BeforeToolCallContext:
+    """What a `before_tool_call` hook sees: a call about to run, whose tool exists and whose arguments are valid."""
+
     assistant_message: AssistantMessage
     tool_call: ToolCall
     args: Any
@@ -32,6 +34,11 @@ class BeforeToolCallContext:
 
 @dataclass(slots=True)
 class BeforeToolCallResult:
+    """A `before_tool_call` hook's verdict: with `block` the call does not run and the model gets `reason` instead.
+
+    Returning None, or a result without `block`, lets the call run.
+    """
+
     block: bool = False
     reason: str | None = None
     """Told to the model instead of a result; "Tool execution was blocked" when absent."""
@@ -39,6 +46,11 @@ class BeforeToolCallResult:
 
 @dataclass(slots=True)
 class AfterToolCallContext:
+    """What an `after_tool_call` hook sees: a call that ran, with its result (`is_error` if it failed or raised).
+
+    The hook runs before `tool_execution_end`, so a change it returns is what clients and the model see.
+    """
+
     assistant_message: AssistantMessage
     tool_call: ToolCall
     args: Any

@@ -60,6 +60,11 @@ ExecutionMode: TypeAlias = Literal["parallel", "sequential"]
 
 @dataclass(slots=True)
 class AgentTool(Generic[ParamsT]):
+    """A tool the agent may offer the model: its definition, its parameter model and the code that runs it.
+
+    `label` is the human-readable name for displays; the model is sent `to_tool()`, which leaves it out.
+    """
+
     name: str
     label: str
     description: str

@@ -109,6 +109,8 @@ class ToolBatch:
 
 @dataclass(slots=True, eq=False)
 class _Call:
+    """The progress of one tool call through the phase; `result` and `duration_ms` stay None until it ends."""
+
     call: ToolCall
     tool: AgentTool[Any] | None = None
     params: Any = None
@@ -122,6 +124,8 @@ class _Call:
 
 @dataclass(slots=True)
 class _Finished:
+    """A tool's final result (or its abort), as reported through the phase's channel."""
+
     item: _Call
     result: AgentToolResult
     is_error: bool
@@ -129,6 +133,8 @@ class _Finished:
 
 @dataclass(slots=True)
 class _Update:
+    """A running tool's partial result; `ack` resolves once its event has been yielded (a tool may await that)."""
+
     event: ToolExecutionUpdateEvent
     ack: asyncio.Future[None]
 

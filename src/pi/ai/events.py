@@ -18,12 +18,16 @@ from pi.ai.types import AssistantMessage, ToolCall
 
 @dataclass(slots=True)
 class StartEvent:
+    """Opens a reply: `partial` has no content yet, only the api, provider and model that answer."""
+
     partial: AssistantMessage
     type: Literal["start"] = "start"
 
 
 @dataclass(slots=True)
 class TextStartEvent:
+    """A text block opens at `content_index` of ``partial.content``."""
+
     content_index: int
     partial: AssistantMessage
     type: Literal["text_start"] = "text_start"
@@ -31,6 +35,8 @@ class TextStartEvent:
 
 @dataclass(slots=True)
 class TextDeltaEvent:
+    """More text for the block at `content_index`; `delta` is only the new piece."""
+
     content_index: int
     delta: str
     partial: AssistantMessage
@@ -39,6 +45,8 @@ class TextDeltaEvent:
 
 @dataclass(slots=True)
 class TextEndEvent:
+    """The text block at `content_index` is complete; `content` is its whole text."""
+
     content_index: int
     content: str
     partial: AssistantMessage
@@ -47,6 +55,8 @@ class TextEndEvent:
 
 @dataclass(slots=True)
 class ThinkingStartEvent:
+    """A reasoning block opens at `content_index` of ``partial.content``."""
+
     content_index: int
     partial: AssistantMessage
     type: Literal["thinking_start"] = "thinking_start"
@@ -54,6 +64,8 @@ class ThinkingStartEvent:
 
 @dataclass(slots=True)
 class ThinkingDeltaEvent:
+    """More reasoning for the block at `content_index`; `delta` is only the new piece."""
+
     content_index: int
     delta: str
     partial: AssistantMessage
@@ -62,6 +74,8 @@ class ThinkingDeltaEvent:
 
 @dataclass(slots=True)
 class ThinkingEndEvent:
+    """The reasoning block at `content_index` is complete; `content` is its whole text."""
+
     content_index: int
     content: str
     partial: AssistantMessage
@@ -70,6 +84,8 @@ class ThinkingEndEvent:
 
 @dataclass(slots=True)
 class ToolCallStartEvent:
+    """A tool call opens at `content_index` with its id and name; the arguments follow as deltas."""
+
     content_index: int
     partial: AssistantMessage
     type: Literal["toolcall_start"] = "toolcall_start"
@@ -77,6 +93,12 @@ class ToolCallStartEvent:
 
 @dataclass(slots=True)
 class ToolCallDeltaEvent:
+    """A fragment of the tool call's raw argument JSON.
+
+    The call in `partial` already holds the arguments parsed so far, so a consumer need not join the
+    fragments itself.
+    """
+
     content_index: int
     delta: str
     partial: AssistantMessage
@@ -85,6 +107,11 @@ class ToolCallDeltaEvent:
 
 @dataclass(slots=True)
 class ToolCallEndEvent:
+    """The tool call at `content_index` is complete; `tool_call` holds the arguments parsed from the whole JSON.
+
+    When that JSON could not be read, ``tool_call.arguments_error`` says why.
+    """
+
     content_index: int
     tool_call: ToolCall
     partial: AssistantMessage
@@ -93,6 +120,11 @@ class ToolCallEndEvent:
 
 @dataclass(slots=True)
 class DoneEvent:
+    """The reply ended normally: `message` is final, usage and cost included.
+
+    `reason` is ``"toolUse"`` when the model wants tools run, ``"length"`` when it hit the token limit.
+    """
+
     reason: Literal["stop", "length", "toolUse"]
     message: AssistantMessage
     type: Literal["done"] = "done"
@@ -100,6 +132,11 @@ class DoneEvent:
 
 @dataclass(slots=True)
 class ErrorEvent:
+    """The reply failed or was aborted; `error` is the message so far, with its ``error_message`` set.
+
+    It may be the only event of a stream when the request failed before any output.
+    """
+
     reason: Literal["error", "aborted"]
     error: AssistantMessage
     type: Literal["error"] = "error"

@@ -181,6 +181,8 @@ def encode_json_body(body: Any) -> bytes:
 
 @dataclass(slots=True)
 class RequestSpec:
+    """One HTTP request a provider wants sent by `open_stream`; `body` is sent as JSON."""
+
     url: str
     headers: dict[str, str]
     body: dict[str, Any]
@@ -282,6 +284,11 @@ async def _show_frame(observer: Any, data: str) -> None:
 
 @dataclass(slots=True)
 class SSEEvent:
+    """One Server-Sent Event; `data` is its data lines joined by newlines.
+
+    `event` is ``"message"`` when the frame names no event type, as the SSE format prescribes.
+    """
+
     event: str
     data: str
 

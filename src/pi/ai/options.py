@@ -39,6 +39,8 @@ BudgetLevel: TypeAlias = Literal["minimal", "low", "medium", "high"]
 
 @dataclass(slots=True)
 class StreamOptions:
+    """The options of one model request, read by every provider; a field left None takes the provider's default."""
+
     temperature: float | None = None
     max_tokens: int | None = None
     signal: AbortSignal | None = None

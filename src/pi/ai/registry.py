@@ -24,6 +24,8 @@ class StreamFunction(Protocol):
 
 @dataclass(slots=True, frozen=True)
 class ApiProvider:
+    """The implementation of one wire API (`api`, e.g. ``anthropic-messages``) that models name."""
+
     api: str
     stream: StreamFunction
     """Raw options: provider-specific keys in `options.extra`."""

@@ -16,6 +16,8 @@ CONTEXT_FILE_NAMES = ("AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md
 
 @dataclass(slots=True, frozen=True)
 class ContextFile:
+    """One context file (AGENTS.md, CLAUDE.md, ...) and its text, with any BOM removed."""
+
     path: Path
     content: str
 

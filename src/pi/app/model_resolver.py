@@ -42,6 +42,11 @@ class ModelResolutionError(ValueError):
 
 @dataclass(slots=True, frozen=True)
 class ResolvedModel:
+    """The model a ``--model`` pattern named, with the ``:level`` suffix if one was given.
+
+    `warning` is set when no known model matched and the id is used as a custom model of the given provider.
+    """
+
     model: Model
     thinking_level: str | None = None
     warning: str | None = None

@@ -23,6 +23,8 @@ from pi.app.frontmatter import FrontmatterError, split_frontmatter, text_field
 
 @dataclass(slots=True, frozen=True)
 class PromptTemplate:
+    """One prompt template file; ``/name args`` expands `content` with the arguments."""
+
     name: str
     description: str
     content: str

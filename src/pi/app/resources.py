@@ -102,6 +102,11 @@ def _switches(kind: str, opts: ResourceOptions, local_roots: list[Path]) -> Call
 
 @dataclass(slots=True)
 class ResourceOptions:
+    """How `load_resources` should look: command-line choices, settings paths and project trust.
+
+    `extra_*` paths (from the command line) are relative to the working directory, `settings_*` paths to the agent dir.
+    """
+
     system_prompt: str | None = None
     append_system_prompt: str | Sequence[str] | None = None
     """One value or several (``--append-system-prompt`` repeats); each is text or a file, joined by blank lines."""
@@ -130,6 +135,8 @@ class ResourceOptions:
 
 @dataclass(slots=True)
 class Resources:
+    """What `load_resources` found for one working directory; `reload_packages` updates it in place."""
+
     context_files: list[ContextFile] = field(default_factory=list)
     skills: list[Skill] = field(default_factory=list)
     templates: list[PromptTemplate] = field(default_factory=list)

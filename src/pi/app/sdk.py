@@ -37,6 +37,8 @@ from pi.session.manager import SessionManager
 
 @dataclass(slots=True)
 class CreateSessionOptions:
+    """What `create_agent_session` should use or choose; a part left None is built the way `pi` builds it."""
+
     cwd: Path | None = None
     agent_dir: Path | None = None
     model: Model | None = None
@@ -80,10 +82,10 @@ class CreateSessionOptions:
     extension_flags: Mapping[str, bool | str] = field(default_factory=dict)
     """Values for flags extensions register (`--name value` on the command line)."""
     admits_late_tool: Callable[[str], bool] | None = None
-    tool_selection: Any = None
-    """The command line's `pi.app.tool_patterns.ToolSelection`: turns on inactive extension tools it names."""
     """Whether a tool registered after start-up (by an extension or an MCP server) may become active:
     the command line's `--tools`/`--exclude-tools` choice applied to tools it could not see yet."""
+    tool_selection: Any = None
+    """The command line's `pi.app.tool_patterns.ToolSelection`: turns on inactive extension tools it names."""
 
 
 def thinking_budgets_from(settings: SettingsManager) -> ThinkingBudgets | None:

@@ -23,6 +23,11 @@ from pi.app.session_runtime import SessionCore
 
 @dataclass(slots=True, frozen=True)
 class BashResult:
+    """How a command the user ran ended; `exit_code` is None when it was cancelled or killed by a signal.
+
+    `output` is the tail the model also sees; when it is truncated, `full_output_path` holds all of it.
+    """
+
     output: str
     exit_code: int | None
     cancelled: bool

@@ -39,6 +39,11 @@ SummarySource: TypeAlias = Literal["compaction", "branchSummary"]
 
 @dataclass(slots=True)
 class AutoRetryStartEvent:
+    """A run that failed with a transient error will be continued after `delay_ms` (`auto_retry_start`).
+
+    `attempt` counts from 1; the failed reply is dropped from the context before the next attempt.
+    """
+
     attempt: int
     max_attempts: int
     delay_ms: int
@@ -57,6 +62,11 @@ class AutoRetryStartEvent:
 
 @dataclass(slots=True)
 class AutoRetryEndEvent:
+    """Automatic retries are over (`auto_retry_end`); `attempt` is how many were made.
+
+    `final_error` is the last attempt's error when it failed, or "Retry cancelled" when an abort ended the wait.
+    """
+
     success: bool
     attempt: int
     final_error: str | None = None
@@ -71,6 +81,11 @@ class AutoRetryEndEvent:
 
 @dataclass(slots=True)
 class SummarizationRetryScheduledEvent:
+    """A summary request (for a compaction or a branch summary) failed transiently and will be sent again.
+
+    The next attempt starts after `delay_ms` with `summarization_retry_attempt_start`.
+    """
+
     attempt: int
     max_attempts: int
     delay_ms: int
@@ -89,6 +104,11 @@ class SummarizationRetryScheduledEvent:
 
 @dataclass(slots=True)
 class SummarizationRetryAttemptStartEvent:
+    """The wait announced by `summarization_retry_scheduled` is over and the request is sent again.
+
+    Not sent when an abort cuts the wait short.
+    """
+
     source: SummarySource
     reason: CompactionReason | None = None
     """Why the compaction runs (only for ``source == "compaction"``)."""
@@ -103,6 +123,11 @@ class SummarizationRetryAttemptStartEvent:
 
 @dataclass(slots=True)
 class SummarizationRetryFinishedEvent:
+    """Retrying a summary request is over, whether it finally succeeded, failed or was cancelled.
+
+    Sent once for each summary request whose first reply failed with a retryable error, when retries are enabled.
+    """
+
     type: Literal["summarization_retry_finished"] = "summarization_retry_finished"
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -111,6 +136,8 @@ class SummarizationRetryFinishedEvent:
 
 @dataclass(slots=True)
 class CompactionStartEvent:
+    """A compaction begins; a `compaction_end` with the same reason always follows."""
+
     reason: CompactionReason
     type: Literal["compaction_start"] = "compaction_start"
 
@@ -120,6 +147,12 @@ class CompactionStartEvent:
 
 @dataclass(slots=True)
 class CompactionEndEvent:
+    """A compaction ended; sent once for each `compaction_start`.
+
+    `result` is None unless a summary was stored; `aborted` means an abort or a `before_compact` hook cancelled
+    it, and `error_message` is set when it failed. `will_retry` means the failed run continues next.
+    """
+
     reason: CompactionReason
     result: dict[str, Any] | None
     """pi's CompactionResult JSON (summary, firstKeptEntryId, tokensBefore, estimatedTokensAfter, ...)."""
@@ -141,6 +174,11 @@ class CompactionEndEvent:
 
 @dataclass(slots=True)
 class QueueUpdateEvent:
+    """The steering or follow-up queue changed.
+
+    Both queues are sent in full, in delivery order, so a client replaces what it shows.
+    """
+
     steering: list[str] = field(default_factory=list)
     follow_up: list[str] = field(default_factory=list)
     type: Literal["queue_update"] = "queue_update"
@@ -151,6 +189,11 @@ class QueueUpdateEvent:
 
 @dataclass(slots=True)
 class ThinkingLevelChangedEvent:
+    """The effective thinking level changed, after clamping to what the model supports.
+
+    Not sent when a requested level leaves it as it was.
+    """
+
     level: str
     type: Literal["thinking_level_changed"] = "thinking_level_changed"
 
@@ -160,6 +203,11 @@ class ThinkingLevelChangedEvent:
 
 @dataclass(slots=True)
 class ModelSelectEvent:
+    """The session's model changed: set by a caller, cycled, or restored from a resumed session.
+
+    `previous_model` is None when no model was selected before.
+    """
+
     model: Model
     previous_model: Model | None
     source: ModelSelectSource
@@ -175,6 +223,8 @@ class ModelSelectEvent:
 
 @dataclass(slots=True)
 class SessionInfoChangedEvent:
+    """The session was named or renamed; `name` is the current name, None when it was cleared."""
+
     name: str | None
     type: Literal["session_info_changed"] = "session_info_changed"
 
@@ -187,6 +237,11 @@ class SessionInfoChangedEvent:
 
 @dataclass(slots=True)
 class EntryAppendedEvent:
+    """An entry no message event announces was appended to the session file.
+
+    These are custom and usage entries, and context edits that omit or shorten a message.
+    """
+
     entry: Any
     """The session entry (an object with `to_dict()`)."""
     type: Literal["entry_appended"] = "entry_appended"
@@ -197,6 +252,11 @@ class EntryAppendedEvent:
 
 @dataclass(slots=True)
 class SessionStartEvent:
+    """Another session file became current: a new session, a resumed one, or a fork.
+
+    `previous_session_file` is the file of the session left, None when that session had none.
+    """
+
     reason: SessionStartReason
     previous_session_file: str | None = None
     type: Literal["session_start"] = "session_start"
@@ -210,6 +270,11 @@ class SessionStartEvent:
 
 @dataclass(slots=True)
 class AgentSettledEvent:
+    """A prompt and all it set off (retries, compactions, queued messages) are done and the session is idle.
+
+    Sent exactly once per prompt run, even when it failed; `aborted` tells whether it was aborted.
+    """
+
     aborted: bool
     type: Literal["agent_settled"] = "agent_settled"
 
@@ -219,6 +284,8 @@ class AgentSettledEvent:
 
 @dataclass(slots=True)
 class BashExecutionUpdateEvent:
+    """A piece of output, decoded as UTF-8, from a shell command the user runs directly, sent as it arrives."""
+
     delta: str
     id: str | None = None
     """The RPC command id of the `bash` command, when it had one."""

@@ -49,6 +49,8 @@ HookErrorHandler: TypeAlias = Callable[[str, BaseException], None]
 
 @dataclass(slots=True)
 class ToolCallHookEvent:
+    """Given to `tool_call` handlers for a call about to run, once its tool is found and its arguments are valid."""
+
     tool_call_id: str
     tool_name: str
     input: dict[str, Any]
@@ -58,12 +60,22 @@ class ToolCallHookEvent:
 
 @dataclass(slots=True)
 class ToolCallHookResult:
+    """A `tool_call` handler's answer: `block` stops the call; the model gets `reason` as its error result.
+
+    Without a reason the model is told "Tool execution was blocked".
+    """
+
     block: bool = False
     reason: str | None = None
 
 
 @dataclass(slots=True)
 class ToolResultHookEvent:
+    """Given to `tool_result` handlers after a tool ran (or raised), before the model sees its result.
+
+    Handlers run in order; each sees the fields as earlier handlers patched them.
+    """
+
     tool_call_id: str
     tool_name: str
     input: dict[str, Any]
@@ -86,6 +98,11 @@ class ToolResultHookResult:
 
 @dataclass(slots=True)
 class InputHookEvent:
+    """Given to `input` handlers for each prompt, steering or follow-up text.
+
+    Handlers see the text as given, before skill commands and prompt templates are expanded.
+    """
+
     text: str
     images: list[ImageContent] | None
     source: InputSource
@@ -96,6 +113,12 @@ class InputHookEvent:
 
 @dataclass(slots=True)
 class InputHookResult:
+    """An `input` handler's answer on what becomes of the input.
+
+    `continue` keeps it, `transform` replaces the text (and the images when given), and `handled` consumes it:
+    nothing is sent or queued.
+    """
+
     action: Literal["continue", "transform", "handled"] = "continue"
     text: str | None = None
     images: list[ImageContent] | None = None
@@ -103,6 +126,11 @@ class InputHookResult:
 
 @dataclass(slots=True)
 class ContextHookEvent:
+    """Given to `context` handlers before each model request of a run.
+
+    A changed or returned list is used for that request only; the session's stored history stays as it was.
+    """
+
     messages: list[AgentMessage]
     """A copy of the transcript about to be sent; edit in place or return a new list."""
     type: Literal["context"] = "context"
@@ -110,6 +138,11 @@ class ContextHookEvent:
 
 @dataclass(slots=True)
 class ProviderRequestHookEvent:
+    """Given to `before_provider_request` handlers just before a request goes to the provider.
+
+    `payload` is the provider-specific JSON body; a handler that returns a dict has that sent instead.
+    """
+
     payload: dict[str, Any]
     model: Model
     type: Literal["before_provider_request"] = "before_provider_request"
@@ -117,6 +150,11 @@ class ProviderRequestHookEvent:
 
 @dataclass(slots=True)
 class CompactionOverride:
+    """A compaction summary supplied in place of one the model would write.
+
+    It is stored as the compaction entry; the history before `first_kept_entry_id` is replaced by `summary`.
+    """
+
     summary: str
     first_kept_entry_id: str
     tokens_before: int
@@ -125,6 +163,11 @@ class CompactionOverride:
 
 @dataclass(slots=True)
 class BeforeCompactHookEvent:
+    """Given to `before_compact` handlers before a compaction asks the model for its summary.
+
+    `signal` fires when the compaction is aborted; `will_retry` means the failed run continues after it.
+    """
+
     preparation: Any
     """The `pi.session.compaction.CompactionPreparation` about to be summarized."""
     branch_entries: list[Any]
@@ -137,6 +180,11 @@ class BeforeCompactHookEvent:
 
 @dataclass(slots=True)
 class BeforeCompactHookResult:
+    """A `before_compact` handler's answer.
+
+    `cancel` stops the compaction (reported as aborted); `compaction` supplies the summary, so none is requested.
+    """
+
     cancel: bool = False
     compaction: CompactionOverride | None = None
 
@@ -152,6 +200,11 @@ class InputOutcome:
 
 @dataclass(slots=True)
 class SessionHooks:
+    """The handler lists of each interception point, called in list order.
+
+    How each chain combines its handlers' results is described in the module docstring.
+    """
+
     tool_call: list[Hook[ToolCallHookEvent, ToolCallHookResult]] = field(default_factory=list)
     tool_result: list[Hook[ToolResultHookEvent, ToolResultHookResult]] = field(default_factory=list)
     input: list[Hook[InputHookEvent, InputHookResult]] = field(default_factory=list)

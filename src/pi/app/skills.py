@@ -33,6 +33,11 @@ _READER_HINTS: dict[str, str] = {
 
 @dataclass(slots=True, frozen=True)
 class Skill:
+    """One skill file found on disk; `source` is where it was found (user, project, path or package).
+
+    A skill with `disable_model_invocation` is left out of the prompt and runs only as ``/skill:name``.
+    """
+
     name: str
     description: str
     path: Path
@@ -43,6 +48,8 @@ class Skill:
 
 @dataclass(slots=True)
 class SkillLoadResult:
+    """The skills `load_skills` found, in discovery order, and the problems it met."""
+
     skills: list[Skill] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     """Problems with single skills (shown under "[Skill warnings]")."""

@@ -47,6 +47,8 @@ class PromptTool(Protocol):
 
 @dataclass(slots=True, frozen=True)
 class PromptSection:
+    """One named part of the system prompt; every section but the preamble renders wrapped in its tag."""
+
     name: str
     content: str
 
@@ -56,6 +58,8 @@ class PromptSection:
 
 @dataclass(slots=True)
 class SystemPromptInputs:
+    """Everything `build_system_prompt` needs; the session fills it from its tools, resources and settings."""
+
     cwd: Path
     tools: Sequence[PromptTool] = ()
     custom_prompt: str | None = None

@@ -58,6 +58,8 @@ class TrustChoice(enum.Enum):
 
 @dataclass(slots=True, frozen=True)
 class TrustDecision:
+    """Whether the project is trusted for this run, as `resolve_project_trust` decided it."""
+
     trusted: bool
     source: Literal["flag", "no_resources", "handler", "saved", "default", "prompt"]
     """What decided: a command-line flag, nothing to gate, an extension handler, a saved decision,

@@ -52,6 +52,11 @@ class ModelRef(NamedTuple):
 
 @dataclass(slots=True)
 class SessionContext:
+    """What the model sees of one branch, and the thinking level and model last chosen on it.
+
+    `thinking_level` is ``"off"`` and `model` None when the branch never chose one.
+    """
+
     messages: list[AgentMessage] = field(default_factory=list)
     thinking_level: str = "off"
     model: ModelRef | None = None

@@ -120,6 +120,8 @@ class _Entry:
 
 @dataclass(slots=True, kw_only=True)
 class MessageEntry(_Entry):
+    """One message of the conversation; `parsed` caches the object built from `message_json`."""
+
     type: Literal["message"] = "message"
     message_json: dict[str, Any]
     """The message as stored (pi's camelCase JSON): what is written back, unknown fields included."""
@@ -154,6 +156,8 @@ class MessageEntry(_Entry):
 
 @dataclass(slots=True, kw_only=True)
 class ThinkingLevelChangeEntry(_Entry):
+    """Records a change of thinking level; the latest one on a branch is restored when the branch is resumed."""
+
     type: Literal["thinking_level_change"] = "thinking_level_change"
     thinking_level: str
 
@@ -162,6 +166,8 @@ class ThinkingLevelChangeEntry(_Entry):
 
 @dataclass(slots=True, kw_only=True)
 class ModelChangeEntry(_Entry):
+    """Records a change of model; on resume, the latest such entry or assistant reply on the branch names the model."""
+
     type: Literal["model_change"] = "model_change"
     provider: str
     model_id: str

@@ -20,6 +20,8 @@ from pi.session.storage import default_session_dir, read_header, read_session_fi
 
 @dataclass(slots=True, frozen=True)
 class SessionInfo:
+    """A summary of one session file for pickers and ``--session`` lookups; `created` and `modified` are in UTC."""
+
     path: Path
     id: str
     cwd: str
@@ -37,6 +39,8 @@ class SessionInfo:
 
 @dataclass(slots=True, frozen=True)
 class FoundSession:
+    """A session found by id prefix, and whether it belongs to the current project."""
+
     info: SessionInfo
     in_current_project: bool
     """False when the match came from another project's sessions (the caller may offer to fork it)."""

@@ -18,6 +18,8 @@ from pi.session.messages import SystemMessage
 
 @dataclass(slots=True)
 class SystemState:
+    """The system prompt and tools after replaying a transcript's system messages in order."""
+
     content: str = ""
     """Prompt text given whole rather than in sections (usually empty)."""
     sections: dict[str, str] = field(default_factory=dict)

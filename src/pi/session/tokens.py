@@ -45,6 +45,8 @@ class CompactionSettingsLike(Protocol):
 
 @dataclass(slots=True, frozen=True)
 class CompactionSettings:
+    """The ``compaction`` settings, budgets in tokens; the field defaults are pi's defaults."""
+
     enabled: bool = True
     reserve_tokens: int = 16384
     """Room left for the summary and the next reply: compaction starts at window − reserve."""
@@ -99,6 +101,11 @@ def calculate_context_tokens(usage: Usage) -> int:
 
 @dataclass(slots=True, frozen=True)
 class ContextTokenEstimate:
+    """How many tokens a list of messages fills: `tokens` is `usage_tokens` plus `trailing_tokens`.
+
+    `last_usage_index` is the index of the reply whose usage was used, None when every message was estimated.
+    """
+
     tokens: int
     usage_tokens: int
     """From the last usable reply's usage (0 when there is none)."""

@@ -16,6 +16,8 @@ from pi.session.entries import LabelEntry, SessionEntry, UnknownEntry
 
 @dataclass(slots=True)
 class SessionTreeNode:
+    """One entry of the session tree with its children and, when it is bookmarked, its label."""
+
     entry: SessionEntry
     children: list[SessionTreeNode] = field(default_factory=list)
     """Sorted oldest first."""
@@ -26,6 +28,8 @@ class SessionTreeNode:
 
 @dataclass(slots=True, frozen=True)
 class Label:
+    """The current bookmark of an entry: the text and ISO timestamp of the latest label entry that set it."""
+
     text: str
     timestamp: str
 

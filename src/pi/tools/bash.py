@@ -87,6 +87,11 @@ class BashOperations(Protocol):
 
 @dataclass(slots=True, frozen=True)
 class LocalBashOperations:
+    """The default `BashOperations`: runs commands as local processes with `run_shell_command`.
+
+    `shell_path` is the configured shell (settings ``shellPath``); None picks bash, else ``sh``.
+    """
+
     shell_path: str | None = None
 
     async def exec(
@@ -133,6 +138,8 @@ CommandEnvironment = Callable[[], Mapping[str, str]]
 
 @dataclass(slots=True)
 class BashToolOptions:
+    """How `create_bash_tool` runs commands; fields left None mean local processes, no hooks and no default timeout."""
+
     operations: BashOperations | None = None
     command_prefix: str | None = None
     """Run before every command in the same shell, e.g. ``shopt -s expand_aliases``; its output is kept."""

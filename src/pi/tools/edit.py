@@ -193,6 +193,8 @@ PROMPT_GUIDELINES = [
 
 @dataclass(slots=True)
 class EditToolOptions:
+    """How `create_edit_tool` edits files; with no `operations` it works on the local file system."""
+
     operations: EditOperations | None = None
     mutation_queue: FileMutationQueue | None = None
     """Defaults to the process-wide queue shared with `write` and extension tools."""

@@ -52,6 +52,12 @@ class ReadParams(ToolParams):
 
 @pydantic_dataclass(frozen=True, config=ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True))
 class ReadToolDetails:
+    """The `details` of a read result (camelCase aliases in JSON).
+
+    Present only when the text was cut to the output limits or an image went to a model without image input;
+    a result needing neither note has no details.
+    """
+
     truncation: TruncationResult | None = None
     image_unsupported_by_model: str | None = None
     """Id of the current model when it takes no images: the image is replaced by a placeholder per request."""
@@ -288,6 +294,8 @@ DESCRIPTION = (
 
 @dataclass(slots=True)
 class ReadToolOptions:
+    """How `create_read_tool` reads files and handles images; with no `operations` it reads the local file system."""
+
     operations: ReadOperations | None = None
     auto_resize_images: bool = True
     image_processor: ImageProcessor | None = None

@@ -73,6 +73,8 @@ class CommandTimedOut(Exception):
 
 @dataclass(slots=True, frozen=True)
 class ExecResult:
+    """How a shell command ended; its output already went to the caller's `on_data`, chunk by chunk."""
+
     exit_code: int | None
     """None when the shell was killed by a signal (then `signal_name` says which)."""
     signal_name: str | None = None
@@ -80,6 +82,8 @@ class ExecResult:
 
 @dataclass(slots=True, frozen=True)
 class ShellConfig:
+    """The shell program and the arguments placed before the command, e.g. ``/bin/bash -c <command>``."""
+
     shell: str
     args: tuple[str, ...]
 

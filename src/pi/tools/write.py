@@ -102,6 +102,8 @@ def _write_error(exc: OSError, syscall: str, path: str) -> FileToolError:
 
 @dataclass(slots=True)
 class WriteToolOptions:
+    """How `create_write_tool` writes files; with no `operations` it works on the local file system."""
+
     operations: WriteOperations | None = None
     mutation_queue: FileMutationQueue | None = None
     """Defaults to the process-wide queue shared with `edit` and extension tools."""

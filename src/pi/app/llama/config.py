@@ -28,6 +28,8 @@ NOT_CONFIGURED = (
 
 @dataclass(frozen=True, slots=True)
 class RouterConfig:
+    """The llama.cpp router to talk to and the key to send it, resolved from auth.json or the environment."""
+
     server_url: str
     api_key: str
     source: str
