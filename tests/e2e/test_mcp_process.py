@@ -54,9 +54,11 @@ def test_no_server_process_is_left_after_pi_is_signalled(installed: Installed, s
         assert len(pids) == 2, pids
         assert not any(is_gone(pid) for pid in pids)
         proc.send_signal(signo)
-        proc.wait(timeout=30)
+        _, stderr = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     assert all(is_gone(pid) for pid in pids), "the server and its child ended with pi"
+    # The servers' pipes were closed while the event loop ran, not by the garbage collector after it.
+    assert "Exception ignored" not in stderr and "Event loop is closed" not in stderr, stderr

@@ -18,6 +18,7 @@ from pi.app.cli_errors import CliError, SessionDeclined
 from pi.app.cli_logging import configure_cli_logging
 from pi.app.cli_session_open import declared_tool_names, open_session, stored_session_cwd
 from pi.app.model_list import list_models
+from pi.app.termination_signals import LoopTermination, install_process_handlers
 
 if TYPE_CHECKING:
     from pi.app.packages.settings_file import PackageLists
@@ -284,6 +285,20 @@ async def _list_models_session(
 
 
 async def _run_async(args: Args, stdin_text: str | None) -> int:
+    """The whole run inside the event loop; SIGTERM or SIGHUP ends it as a cancellation (128 + signal)."""
+    termination = LoopTermination()
+    try:
+        return await _run_session(args, stdin_text)
+    except asyncio.CancelledError:
+        status = termination.exit_status()
+        if status is None:
+            raise
+        return status
+    finally:
+        termination.close()
+
+
+async def _run_session(args: Args, stdin_text: str | None) -> int:
     from pi.app.modes.interactive.cli_entry import stdio_is_terminal
     from pi.app.paths import agent_dir as get_agent_dir
 
@@ -418,27 +433,6 @@ async def _run_async(args: Args, stdin_text: str | None) -> int:
         raise CliError(str(exc)) from exc
 
 
-def _end_on_termination_signals() -> None:
-    """SIGTERM and SIGHUP end `pi` as Ctrl+C does: no command the model started may outlive it.
-
-    Each bash command runs in its own process group (so the terminal's Ctrl+C reaches only pi), which
-    also means nothing kills those groups for us; the handler does, then unwinds with 128 + signal.
-    The shell module is looked up, not imported: if it was never loaded, no command ever ran, and
-    `--list-models` or `--export` should not pay for importing it.
-    """
-
-    def on_signal(signum: int, frame: object) -> None:
-        shell = sys.modules.get("pi.tools.shell")
-        if shell is not None:
-            shell.kill_tracked_process_groups()
-        raise SystemExit(128 + signum)
-
-    for name in ("SIGTERM", "SIGHUP"):
-        number = getattr(signal, name, None)
-        if number is not None:
-            signal.signal(number, on_signal)
-
-
 def _mark_process() -> None:
     """Children (the bash tool, the user's commands) can tell they run under pi; only the CLI sets these."""
     os.environ["PI_CODING_AGENT"] = "true"
@@ -461,7 +455,7 @@ def run(args: Args) -> int:
     stdin_text = _read_stdin() if args.mode != "rpc" else None
     _mark_process()
     configure_cli_logging(args.verbose)
-    _end_on_termination_signals()
+    install_process_handlers()
     try:
         try:
             return asyncio.run(_run_async(args, stdin_text))

@@ -21,6 +21,8 @@ from typing import Any
 STDERR_TAIL_CHARS = 2000
 STDIN_GRACE_S = 0.5
 TERM_GRACE_S = 2.0
+READ_EOF_GRACE_S = 0.5
+"""How long the stdout and stderr readers get to reach end of file once the server's group is gone."""
 LINE_LIMIT = 64 * 1024 * 1024
 
 
@@ -53,13 +55,17 @@ def _end_with_host_on_sigterm() -> None:
 
 @dataclass(slots=True)
 class StdioProcess:
-    """A running server: its process, the stderr tail and an event set when stdout ends."""
+    """A running server: its process, the stderr tail and an event set when stdout ends.
+
+    `readers` pump the server's stdout and stderr, `writers` its stdin.
+    """
 
     process: asyncio.subprocess.Process
     stderr_tail: str = ""
     closed: asyncio.Event = field(default_factory=asyncio.Event)
     stderr_done: asyncio.Event = field(default_factory=asyncio.Event)
-    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    readers: list[asyncio.Task[None]] = field(default_factory=list)
+    writers: list[asyncio.Task[None]] = field(default_factory=list)
 
     def add_stderr(self, text: str) -> None:
         self.stderr_tail = (self.stderr_tail + text)[-STDERR_TAIL_CHARS:]
@@ -111,8 +117,15 @@ async def terminate(proc: StdioProcess) -> None:
         await process.wait()
     _signal_group(process.pid, signal.SIGKILL)  # children left behind in the group
     _live_groups.discard(process.pid)
-    for task in proc.tasks:
+    for task in proc.writers:
         task.cancel()
+    # With the group gone its pipes reach end of file; a reader that gets there closes its pipe while
+    # the event loop runs. Cancelled halfway, the pipe would stay open until garbage collection, which
+    # after the loop has closed (pi ending on a signal) prints "Event loop is closed" tracebacks.
+    if proc.readers:
+        _, pending = await asyncio.wait(proc.readers, timeout=READ_EOF_GRACE_S)
+        for task in pending:
+            task.cancel()
 
 
 @contextlib.asynccontextmanager
@@ -158,8 +171,11 @@ async def stdio_streams(proc: StdioProcess) -> AsyncIterator[tuple[Any, Any]]:
         if ends_connection:
             proc.closed.set()
 
-    proc.tasks += [asyncio.ensure_future(guarded(c)) for c in (pump_out(), pump_in())]
-    proc.tasks.append(asyncio.ensure_future(guarded(_read_stderr(proc), ends_connection=False)))
+    proc.readers += [
+        asyncio.ensure_future(guarded(pump_out())),
+        asyncio.ensure_future(guarded(_read_stderr(proc), ends_connection=False)),
+    ]
+    proc.writers.append(asyncio.ensure_future(guarded(pump_in())))
     try:
         yield read_recv, write_send
     finally:

@@ -43,11 +43,16 @@ async def run_print_mode(
     if session.extension_runner is not None:
         session.on_extension_error(_print_extension_error)
         await session.bind_extensions(mode=mode if mode == "json" else "print")
-    for index, text in enumerate(messages):
-        await session.prompt(text, images if index == 0 else None)
-    if session.extension_runner is not None:
-        await session.wait_for_idle()
-        await session.shutdown_extensions("quit")
+    try:
+        for index, text in enumerate(messages):
+            await session.prompt(text, images if index == 0 else None)
+        if session.extension_runner is not None:
+            await session.wait_for_idle()
+    finally:
+        # Also when Ctrl+C, SIGTERM or SIGHUP cancelled the run: extensions hear `session_shutdown`
+        # and MCP servers are closed while the event loop still runs.
+        if session.extension_runner is not None:
+            await session.shutdown_extensions("quit")
 
     if mode == "json":
         return 0

@@ -211,15 +211,18 @@ class RpcServer:
     async def run(self, lines: AsyncIterator[str] | None = None) -> int:
         await self.bind_extensions()
         source = lines if lines is not None else stdin_lines()
-        while True:
-            line = await self._next_line(source)
-            if line is None:
-                break
-            await self.handle_line(line)
-        await self.session.wait_for_idle()
-        for task in list(self._tasks):
-            await task
-        await self.session.shutdown_extensions("quit")
+        try:
+            while True:
+                line = await self._next_line(source)
+                if line is None:
+                    break
+                await self.handle_line(line)
+            await self.session.wait_for_idle()
+            for task in list(self._tasks):
+                await task
+        finally:
+            # Also when a signal cancelled the loop: `session_shutdown`, and MCP servers closed in order.
+            await self.session.shutdown_extensions("quit")
         return 0
 
     async def _next_line(self, source: AsyncIterator[str]) -> str | None:
