@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+import importlib.util
 import socket
 import zlib
 from collections.abc import Iterator
@@ -215,3 +216,11 @@ def test_headers_read_in_any_case_and_join_repeats() -> None:
     assert headers["x-rate"] == "1, 2"
     assert dict(headers) == {"content-type": "text/plain", "x-rate": "1, 2"}
     assert "Content-Type" in headers and "missing" not in headers
+
+
+async def test_a_socks_proxy_without_socksio_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    # socksio is not one of pi's dependencies; where it is installed, the proxy is simply tried.
+    expected = "pip install socksio" if importlib.util.find_spec("socksio") is None else "Connection error"
+    monkeypatch.setenv("ALL_PROXY", "socks5://127.0.0.1:9")
+    with pytest.raises(ConnectionError, match=expected):
+        await _post("http://api.example.invalid/v1/chat")
