@@ -7,8 +7,8 @@ from typing import Any
 from pi.app.cache_warmer import WarmerStatus
 from pi.app.cache_warming_notices import cache_miss_text, cache_warmed_text, detect_cache_miss, stored_notices
 from pi.app.cache_warming_status import price_lines, status_line
-from pi.app.cache_warming_usage import usage_entry_totals
 from pi.session.entries import CompactionEntry, MessageEntry, UsageEntry
+from pi.session.usage_totals import usage_entry_totals
 from tests.app.test_cache_warmer import Harness, current, request
 
 

@@ -25,3 +25,12 @@ def test_tool_result_usage_is_added_to_the_totals_but_not_to_the_context(tmp_pat
     assert (totals.input, totals.output, totals.cache_read) == (110, 2, 4)
     assert totals.cost == 2.5
     assert totals.context_tokens == 13  # the reply's own tokens: tool usage is not context
+
+
+def test_a_hand_edited_usage_entry_never_breaks_the_totals(tmp_path: Any) -> None:
+    # The footer reads usage entries with the statistics' tolerant reader: malformed fields count as zero.
+    manager = SessionManager.in_memory(str(tmp_path))
+    manager.append_usage("cache_warm", "p", "m", {"input": "12", "output": -3, "cacheRead": 5, "cost": {"total": "x"}})
+    manager.append_usage("cache_warm", "p", "m", {"input": 7, "output": 1, "cost": {"total": 0.25}})
+    totals = session_totals(SimpleNamespace(session=manager))  # type: ignore[arg-type]
+    assert (totals.input, totals.output, totals.cache_read, totals.cost) == (7, 1, 5, 0.25)

@@ -45,6 +45,7 @@ from pi.session.entries import (
 from pi.session.manager import SessionManager, SessionTreeNode
 from pi.session.markdown_html import render_markdown
 from pi.session.messages import BashExecutionMessage, CustomMessage, SystemMessage, UnknownRoleMessage
+from pi.session.usage_totals import UsageTotals
 
 _IMAGE_MIME = re.compile(r"image/[a-z0-9.+-]+")
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
@@ -232,25 +233,8 @@ def _walk(roots: list[SessionTreeNode]) -> Iterator[tuple[SessionTreeNode, int]]
         stack.extend((child, child_depth) for child in reversed(node.children))
 
 
-def _add_usage(tokens: dict[str, int], usage: Any) -> None:
-    """Add the JSON usage of a `usage`, compaction or branch summary entry (work outside the conversation)."""
-    if not isinstance(usage, dict):
-        return
-    for key in tokens:
-        value = usage.get(key)
-        if isinstance(value, int) and not isinstance(value, bool):
-            tokens[key] += value
-
-
-def _usage_cost(usage: Any) -> float:
-    cost = usage.get("cost") if isinstance(usage, dict) else None
-    total = cost.get("total") if isinstance(cost, dict) else None
-    return float(total) if isinstance(total, int | float) and not isinstance(total, bool) else 0.0
-
-
 def _stats(manager: SessionManager) -> dict[str, Any]:
-    tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
-    cost = 0.0
+    totals = UsageTotals()
     models: list[str] = []
     counts = {"user": 0, "assistant": 0, "toolResult": 0}
     for entry in manager.get_entries():
@@ -265,17 +249,16 @@ def _stats(manager: SessionManager) -> dict[str, Any]:
             if isinstance(message, AssistantMessage):
                 name = f"{message.provider}/{message.model}"
                 usage = message.usage
-                tokens["input"] += usage.input
-                tokens["output"] += usage.output
-                tokens["cacheRead"] += usage.cache_read
-                tokens["cacheWrite"] += usage.cache_write
-                cost += usage.cost.total
+                totals.input += usage.input
+                totals.output += usage.output
+                totals.cache_read += usage.cache_read
+                totals.cache_write += usage.cache_write
+                totals.cost += usage.cost.total
         else:
-            _add_usage(tokens, getattr(entry, "usage", None))
-            cost += _usage_cost(getattr(entry, "usage", None))
+            totals.add_json(getattr(entry, "usage", None))  # work beside the conversation
         if name is not None and name not in models:
             models.append(name)
-    return {"tokens": tokens, "cost": cost, "models": models, "counts": counts}
+    return {"tokens": totals.token_dict(), "cost": totals.cost, "models": models, "counts": counts}
 
 
 def render_session_html(manager: SessionManager) -> str:

@@ -41,8 +41,8 @@ def session_stats_json(session: AgentSession) -> dict[str, Any]:
     were paid for, so they count; so does work recorded beside the conversation (`usage` entries,
     summary requests). The stored JSON is read as it is, without building message objects.
     """
-    from pi.app.cache_warming_usage import UsageTotals, usage_entry_totals
     from pi.session.entries import MessageEntry
+    from pi.session.usage_totals import UsageTotals, usage_entry_totals
 
     user = assistant = tool_calls = tool_results = total = 0
     totals = UsageTotals()

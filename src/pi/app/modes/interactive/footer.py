@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pi.session.usage_totals import UsageTotals
 from pi.tui.text_width import truncate_to_width, visible_width
 
 if TYPE_CHECKING:
@@ -53,27 +54,12 @@ def git_branch(cwd: Path) -> str | None:
 
 
 @dataclass
-class Totals:
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    cost: float = 0.0
+class Totals(UsageTotals):
+    """The session's summed usage (`UsageTotals`) and what the footer shows of the context now."""
+
     context_tokens: int | None = 0
     """Tokens of the latest reply (None right after a compaction: not known yet)."""
     last_cache_hit: float | None = None
-
-
-def _add_usage(totals: Totals, usage: Any) -> None:
-    if not isinstance(usage, dict):
-        return
-    totals.input += int(usage.get("input") or 0)
-    totals.output += int(usage.get("output") or 0)
-    totals.cache_read += int(usage.get("cacheRead") or 0)
-    totals.cache_write += int(usage.get("cacheWrite") or 0)
-    cost = usage.get("cost")
-    if isinstance(cost, dict):
-        totals.cost += float(cost.get("total") or 0)
 
 
 def session_totals(session: AgentSession) -> Totals:
@@ -84,12 +70,12 @@ def session_totals(session: AgentSession) -> Totals:
         if kind == "message":
             message = getattr(entry, "message_json", None) or {}
             if message.get("role") == "toolResult":  # models a tool ran itself (codemode's models.*)
-                _add_usage(totals, message.get("usage"))
+                totals.add_json(message.get("usage"))
                 continue
             if message.get("role") != "assistant":
                 continue
             usage = message.get("usage")
-            _add_usage(totals, usage)
+            totals.add_json(usage)
             if isinstance(usage, dict) and message.get("stopReason") not in ("aborted", "error"):
                 used = sum(int(usage.get(k) or 0) for k in ("input", "output", "cacheRead", "cacheWrite"))
                 totals.context_tokens = used
@@ -97,7 +83,7 @@ def session_totals(session: AgentSession) -> Totals:
                 prompt = read + int(usage.get("input") or 0) + int(usage.get("cacheWrite") or 0)
                 totals.last_cache_hit = (100.0 * read / prompt) if read and prompt else None
         elif kind in ("usage", "compaction", "branch_summary"):
-            _add_usage(totals, getattr(entry, "usage", None))
+            totals.add_json(getattr(entry, "usage", None))
             if kind == "compaction":
                 totals.context_tokens = None
     return totals

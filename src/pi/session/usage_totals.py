@@ -1,9 +1,12 @@
-"""Model work recorded beside the conversation: `usage` entries (cache refreshes and other kinds)
-and the summary requests of compactions and branch summaries.
+"""Summing the stored usage of a session: its replies, and the model work recorded beside the
+conversation (`usage` entries for cache refreshes and other kinds, the summary requests of
+compactions and branch summaries).
 
-Such work never enters the context as a reply, but it was paid for: the session's statistics add
-every one of them in the file (any branch; any `kind`, unknown kinds included) to the tokens and
-cost of its messages, so the totals are the same live and after the session is opened again.
+Work beside the conversation never enters the context as a reply, but it was paid for: the
+statistics (RPC `get_session_stats`, the footer, the HTML export) add every one of them in the file
+(any branch; any `kind`, unknown kinds included) to the tokens and cost of its messages, so the
+totals are the same live and after the session is opened again. One reader of the stored JSON
+serves all of them, tolerant of hand-edited entries.
 """
 
 from __future__ import annotations
