@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
-from collections.abc import Mapping
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from pi.ai.model_types import (
     ClassifierModel,
@@ -93,67 +94,105 @@ async def _call(function: Any, *args: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True, slots=True)
+class _Operation(Generic[R]):
+    """What differs between classifying and generating images; the dispatch around it is shared."""
+
+    method: str
+    """The implementation's function, e.g. ``classify`` (camelCase accepted from registered ones)."""
+    result: type[R]
+    failure: Callable[..., R]
+    apis: Mapping[str, str]
+    """Built-in API name -> module with `method`."""
+    kind: str
+    """Named in errors: "classifier" or "image"."""
+    registry_key: str
+    """The `register_provider` keyword for implementations of this kind."""
+    builtins: str
+    """How errors name the built-in APIs."""
+
+
+_CLASSIFY = _Operation(
+    "classify",
+    ClassifierResult,
+    classifier_failure,
+    CLASSIFIER_APIS,
+    "classifier",
+    "classifiers",
+    f"a built-in API ({', '.join(sorted(CLASSIFIER_APIS))})",
+)
+_GENERATE_IMAGES = _Operation(
+    "generate_images", ImagesResult, images_failure, IMAGE_APIS, "image", "images", '"openrouter-images"'
+)
+
+
+async def _perform(
+    operation: _Operation[R],
+    model: ClassifierModel | ImageModel,
+    payload: Any,
+    options: StreamOptions,
+    implementation: Any,
+) -> R:
+    """`payload` sent through the registered `implementation`, else the built-in module of the model's API."""
+    from pi.ai.typed_requests import RequestFailed
+
+    if implementation is not None:
+        value = await _call(_registered(implementation, operation.method, model), model, payload, options)
+        return _checked(operation.result, value, model)
+    module = operation.apis.get(model.api)
+    if module is None:
+        raise RequestFailed(
+            f'Provider {model.provider} has no {operation.kind} implementation for "{model.api}": register one '
+            f'with register_provider(..., {operation.registry_key}={{"{model.api}": ...}}) or use {operation.builtins}.'
+        )
+    result: R = await getattr(importlib.import_module(module), operation.method)(model, payload, options)
+    return result
+
+
+async def _never_raising(
+    operation: _Operation[R], model: ClassifierModel | ImageModel, options: StreamOptions, work: Awaitable[R]
+) -> R:
+    """`work`'s result, or a failure result for any error (and for an abort of this request's signal)."""
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if options.signal is not None and options.signal.aborted:
+            return operation.failure(model, "Request was aborted", aborted=True)
+        raise
+    except Exception as error:
+        return operation.failure(model, str(error) or type(error).__name__)
+
+
 async def classify(
     model: ClassifierModel, context: Any, options: StreamOptions, implementation: Any = None
 ) -> ClassifierResult:
     """Classify `context` (``{state, questions, images?}``) with `model`; `implementation` overrides the built-in."""
-    from pi.ai.classifier_input import classifier_input
-    from pi.ai.typed_requests import RequestFailed
 
-    try:
+    async def work() -> ClassifierResult:
+        from pi.ai.classifier_input import classifier_input
+        from pi.ai.typed_requests import RequestFailed
+
         request = classifier_input(context)
         if request.images and "image" not in model.input:
             raise RequestFailed(
                 f"Model {model.provider}/{model.id} does not accept image input: leave out the images "
                 "or pick a classifier whose input includes images."
             )
-        if implementation is not None:
-            function = _registered(implementation, "classify", model)
-            answer = {"state": request.state, "questions": request.questions, "images": request.images}
-            value = await _call(function, model, answer, options)
-            return _checked(ClassifierResult, value, model)
-        module = CLASSIFIER_APIS.get(model.api)
-        if module is None:
-            raise RequestFailed(
-                f'Provider {model.provider} has no classifier implementation for "{model.api}": register one '
-                f'with register_provider(..., classifiers={{"{model.api}": ...}}) or use a built-in API '
-                f"({', '.join(sorted(CLASSIFIER_APIS))})."
-            )
-        result: ClassifierResult = await importlib.import_module(module).classify(model, request, options)
-        return result
-    except asyncio.CancelledError:
-        if options.signal is not None and options.signal.aborted:
-            return classifier_failure(model, "Request was aborted", aborted=True)
-        raise
-    except Exception as error:
-        return classifier_failure(model, str(error) or type(error).__name__)
+        payload: Any = request
+        if implementation is not None:  # registered code gets the plain mapping
+            payload = {"state": request.state, "questions": request.questions, "images": request.images}
+        return await _perform(_CLASSIFY, model, payload, options, implementation)
+
+    return await _never_raising(_CLASSIFY, model, options, work())
 
 
 async def generate_images(
     model: ImageModel, context: Any, options: StreamOptions, implementation: Any = None
 ) -> ImagesResult:
     """Generate images from `context` (``{input: [text/image blocks]}``) with `model`."""
-    from pi.ai.typed_requests import RequestFailed
-
-    try:
-        if implementation is not None:
-            function = _registered(implementation, "generate_images", model)
-            value = await _call(function, model, context, options)
-            return _checked(ImagesResult, value, model)
-        module = IMAGE_APIS.get(model.api)
-        if module is None:
-            raise RequestFailed(
-                f'Provider {model.provider} has no image implementation for "{model.api}": register one '
-                f'with register_provider(..., images={{"{model.api}": ...}}) or use "openrouter-images".'
-            )
-        result: ImagesResult = await importlib.import_module(module).generate_images(model, context, options)
-        return result
-    except asyncio.CancelledError:
-        if options.signal is not None and options.signal.aborted:
-            return images_failure(model, "Request was aborted", aborted=True)
-        raise
-    except Exception as error:
-        return images_failure(model, str(error) or type(error).__name__)
+    return await _never_raising(
+        _GENERATE_IMAGES, model, options, _perform(_GENERATE_IMAGES, model, context, options, implementation)
+    )
 
 
 __all__ = ["CLASSIFIER_APIS", "IMAGE_APIS", "classify", "generate_images"]
