@@ -13,21 +13,19 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic
 
 from pi.ai.model_types import (
     ClassifierModel,
     ClassifierResult,
     ImageModel,
     ImagesResult,
-    classifier_failure,
-    images_failure,
+    R,
+    failed_result,
 )
 from pi.ai.options import StreamOptions
-
-R = TypeVar("R", ClassifierResult, ImagesResult)
 
 CLASSIFIER_APIS = {
     "openai-decisions": "pi.ai.openai_decisions",
@@ -101,7 +99,6 @@ class _Operation(Generic[R]):
     method: str
     """The implementation's function, e.g. ``classify`` (camelCase accepted from registered ones)."""
     result: type[R]
-    failure: Callable[..., R]
     apis: Mapping[str, str]
     """Built-in API name -> module with `method`."""
     kind: str
@@ -115,15 +112,12 @@ class _Operation(Generic[R]):
 _CLASSIFY = _Operation(
     "classify",
     ClassifierResult,
-    classifier_failure,
     CLASSIFIER_APIS,
     "classifier",
     "classifiers",
     f"a built-in API ({', '.join(sorted(CLASSIFIER_APIS))})",
 )
-_GENERATE_IMAGES = _Operation(
-    "generate_images", ImagesResult, images_failure, IMAGE_APIS, "image", "images", '"openrouter-images"'
-)
+_GENERATE_IMAGES = _Operation("generate_images", ImagesResult, IMAGE_APIS, "image", "images", '"openrouter-images"')
 
 
 async def _perform(
@@ -157,10 +151,10 @@ async def _never_raising(
         return await work
     except asyncio.CancelledError:
         if options.signal is not None and options.signal.aborted:
-            return operation.failure(model, "Request was aborted", aborted=True)
+            return failed_result(operation.result, model, "Request was aborted", aborted=True)
         raise
     except Exception as error:
-        return operation.failure(model, str(error) or type(error).__name__)
+        return failed_result(operation.result, model, str(error) or type(error).__name__)
 
 
 async def classify(

@@ -13,7 +13,7 @@ them unchanged. Their JSON form leaves out the chat-only fields.
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import Field
 
@@ -106,18 +106,12 @@ class ImagesResult(PiModel):
     timestamp: int = Field(default_factory=lambda: int(time.time() * 1000))
 
 
-def classifier_failure(model: Model, message: str, aborted: bool = False) -> ClassifierResult:
-    return ClassifierResult(
-        api=model.api,
-        provider=model.provider,
-        model=model.id,
-        stop_reason="aborted" if aborted else "error",
-        error_message=message,
-    )
+R = TypeVar("R", ClassifierResult, ImagesResult)
 
 
-def images_failure(model: Model, message: str, aborted: bool = False) -> ImagesResult:
-    return ImagesResult(
+def failed_result(shape: type[R], model: Model, message: str, aborted: bool = False) -> R:
+    """A `shape` result saying `model`'s call failed (or was aborted) with `message`: these calls never raise."""
+    return shape(
         api=model.api,
         provider=model.provider,
         model=model.id,
@@ -134,7 +128,6 @@ __all__ = [
     "ImagesResult",
     "ModelType",
     "TypedModel",
-    "classifier_failure",
-    "images_failure",
+    "failed_result",
     "model_type_of",
 ]

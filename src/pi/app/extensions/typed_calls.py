@@ -18,8 +18,7 @@ from pi.ai.model_types import (
     ClassifierResult,
     ImageModel,
     ImagesResult,
-    classifier_failure,
-    images_failure,
+    failed_result,
     model_type_of,
 )
 from pi.ai.types import Model
@@ -54,7 +53,9 @@ def typed_options(options: Any) -> Any:
 
 
 def _failure(kind: str, model: Model, message: str) -> ClassifierResult | ImagesResult:
-    return classifier_failure(model, message) if kind == "classifier" else images_failure(model, message)
+    if kind == "classifier":
+        return failed_result(ClassifierResult, model, message)
+    return failed_result(ImagesResult, model, message)
 
 
 def _placeholder(provider: str, model_id: str) -> Model:
