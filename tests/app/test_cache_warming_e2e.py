@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,15 +31,19 @@ def _use_warm_model(env: Env) -> None:
     (env.agent_dir / "models.json").write_text(json.dumps(models))
 
 
+def _prompt_and_wait_for_refresh(rpc: Rpc) -> dict[str, Any]:
+    """Prompt once, wait for the run to settle, and return the `entry_appended` event of the refresh."""
+    rpc.send({"id": "p1", "type": "prompt", "message": "hello"})
+    rpc.read_until(lambda o: o.get("type") == "agent_settled")
+    return rpc.read_until(lambda o: o.get("type") == "entry_appended")
+
+
 def test_an_idle_session_refreshes_the_cache_with_a_one_token_request(env: Env) -> None:
     _use_warm_model(env)
     env.server.queue(text_reply("first answer"), text_reply("x", completion_tokens=1))
     rpc = Rpc(env)
     try:
-        rpc.send({"id": "p1", "type": "prompt", "message": "hello"})
-        rpc.read_until(lambda o: o.get("type") == "agent_settled")
-        appended = rpc.read_until(lambda o: o.get("type") == "entry_appended")
-        entry = appended["entry"]
+        entry = _prompt_and_wait_for_refresh(rpc)["entry"]
         assert (entry["type"], entry["kind"], entry["provider"], entry["model"]) == (
             "usage",
             "cache_warm",
@@ -69,9 +74,7 @@ def test_the_refresh_cost_counts_in_the_stats_live_and_after_the_session_is_resu
     env.server.queue(text_reply("first answer"), text_reply("x", completion_tokens=1))
     rpc = Rpc(env)
     try:
-        rpc.send({"id": "p1", "type": "prompt", "message": "hello"})
-        rpc.read_until(lambda o: o.get("type") == "agent_settled")
-        appended = rpc.read_until(lambda o: o.get("type") == "entry_appended")
+        appended = _prompt_and_wait_for_refresh(rpc)
         live = _stats(rpc, "s1")
     finally:
         assert rpc.close() == 0

@@ -7,19 +7,10 @@ model are read back from what it received: one encoding, with the model's limits
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from tests.app.test_image_limits_session import png, sent_sizes
+from tests.app.test_image_limits_session import limit_fake_model, png, sent_sizes
 from tests.support.cli_env import MODEL, Env
 from tests.support.openai_chunks import text_reply
-
-
-def _profile(env: Env, resize: dict[str, Any]) -> None:
-    models = json.loads((env.agent_dir / "models.json").read_text())
-    entry = models["providers"]["fake"]["models"][0]
-    entry["input"] = ["text", "image"]
-    entry["inputLimits"] = {"images": {"resize": resize}}
-    (env.agent_dir / "models.json").write_text(json.dumps(models))
 
 
 def _user_text(env: Env) -> str:
@@ -29,7 +20,7 @@ def _user_text(env: Env) -> str:
 
 
 def test_a_small_profile_shrinks_the_attachment_once_from_its_original_size(env: Env) -> None:
-    _profile(env, {"maxWidth": 320, "maxHeight": 320})
+    limit_fake_model(env, {"maxWidth": 320, "maxHeight": 320})
     (env.cwd / "wide.png").write_bytes(png(2400, 1200))
     env.server.queue(text_reply("seen"))
     done = env.run("-p", *MODEL, "@wide.png", "what is this")
@@ -42,7 +33,7 @@ def test_a_small_profile_shrinks_the_attachment_once_from_its_original_size(env:
 
 
 def test_a_profile_larger_than_the_defaults_keeps_the_detail(env: Env) -> None:
-    _profile(env, {"maxWidth": 3000, "maxHeight": 3000})
+    limit_fake_model(env, {"maxWidth": 3000, "maxHeight": 3000})
     (env.cwd / "wide.png").write_bytes(png(2800, 1400))
     env.server.queue(text_reply("seen"))
     done = env.run("-p", *MODEL, "@wide.png", "what is this")
@@ -51,7 +42,7 @@ def test_a_profile_larger_than_the_defaults_keeps_the_detail(env: Env) -> None:
 
 
 def test_auto_resize_off_sends_the_attachment_as_it_is(env: Env) -> None:
-    _profile(env, {"maxWidth": 320, "maxHeight": 320})
+    limit_fake_model(env, {"maxWidth": 320, "maxHeight": 320})
     settings = json.loads((env.agent_dir / "settings.json").read_text())
     (env.agent_dir / "settings.json").write_text(json.dumps({**settings, "images": {"autoResize": False}}))
     (env.cwd / "wide.png").write_bytes(png(2400, 1200))
