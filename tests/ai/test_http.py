@@ -121,3 +121,14 @@ async def test_retry_delay_just_over_the_cap_is_not_reported_as_equal_to_it(serv
     server.queue(json_response(429, {"error": "slow down"}, headers={"retry-after": "60.4"}))
     with pytest.raises(RetryDelayTooLong, match=r"^Server requested 61s retry delay \(max: 60s\)\. 429 "):
         await _open(server)
+
+
+async def test_a_status_named_in_no_retry_fails_at_once_and_others_are_still_retried(server: ScriptedServer) -> None:
+    server.queue(json_response(504, "<html>Gateway Time-out</html>"))
+    with pytest.raises(ProviderHTTPError, match=r"^504 "):
+        await _open(server, no_retry=frozenset({504}))
+    assert len(server.requests) == 1
+    server.queue(json_response(503, {"error": "busy"}), ScriptedResponse(chunks=sse("[DONE]")))
+    response = await _open(server, no_retry=frozenset({504}))
+    assert [e.data async for e in iter_sse(response)] == ["[DONE]"]  # type: ignore[arg-type]
+    assert len(server.requests) == 3

@@ -199,13 +199,15 @@ async def open_stream(
     model_id: str,
     timeout_s: float | None = None,
     client: HttpPool | None = None,
+    no_retry: frozenset[int] = frozenset(),
 ) -> Response:
     """Send `request` and return the open streaming 2xx response; the caller must close it.
 
     Transient failures (see RETRYABLE_STATUS, and connections that fail or drop before an answer)
     are retried up to `max_retries` times with exponential back-off, or after the delay the server
-    asks for when it asks for one no longer than `max_retry_delay_ms` (0 = no cap). `timeout_s`
-    bounds connecting and each wait for data; None keeps the client's defaults (30 s / 600 s).
+    asks for when it asks for one no longer than `max_retry_delay_ms` (0 = no cap). Statuses in
+    `no_retry` fail at once although they are normally retried. `timeout_s` bounds connecting and
+    each wait for data; None keeps the client's defaults (30 s / 600 s).
     """
     http = client or get_client()
     content = encode_json_body(request.body)
@@ -225,7 +227,8 @@ async def open_stream(
                 return response
             body = (await response.aread()).decode("utf-8", errors="replace")
             await response.aclose()
-            if response.status_code not in RETRYABLE_STATUS or attempt > max_retries:
+            status = response.status_code
+            if status not in RETRYABLE_STATUS or status in no_retry or attempt > max_retries:
                 raise ProviderHTTPError(
                     response.status_code, body, error_hint(response.status_code, provider, model_id)
                 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any, TypeVar
 
 from pi.ai.options import StreamOptions, apply_on_payload, merge_headers
@@ -99,15 +99,16 @@ async def post_json(
     payload = await apply_on_payload(body, model, options) if observe else body
     headers = merge_headers(fixed, model.headers, options.headers)
 
-    async def send(max_retries: int) -> Any:
+    async def send() -> Any:
         response = await open_stream(
             RequestSpec(url=url, headers=headers, body=payload),
             signal=options.signal,
-            max_retries=max_retries,
+            max_retries=options.max_retries,
             max_retry_delay_ms=options.max_retry_delay_ms,
             provider=model.provider,
             model_id=model.id,
             timeout_s=options.timeout_s,
+            no_retry=no_retry,
         )
         try:
             raw = await response.aread()
@@ -118,28 +119,7 @@ async def post_json(
         except ValueError:
             raise UnexpectedResponse("the answer is not JSON") from None
 
-    if not no_retry:
-        return await until_aborted(send(options.max_retries), options)
-    return await until_aborted(_attempts(send, options, no_retry), options)
-
-
-async def _attempts(send: Callable[[int], Awaitable[Any]], options: StreamOptions, no_retry: frozenset[int]) -> Any:
-    """`send` tried up to ``1 + max_retries`` times, as `open_stream` would, except for `no_retry` statuses."""
-    from pi.ai.http import RETRYABLE_STATUS, ProviderHTTPError, abortable_sleep
-
-    attempt = 0
-    while True:
-        attempt += 1
-        try:
-            return await send(0)
-        except ProviderHTTPError as error:
-            if error.status in no_retry or error.status not in RETRYABLE_STATUS or attempt > options.max_retries:
-                raise
-        except ConnectionError:
-            if attempt > options.max_retries:
-                raise
-        if not await abortable_sleep(min(0.5 * 2 ** (attempt - 1), 8.0), options.signal):
-            raise asyncio.CancelledError
+    return await until_aborted(send(), options)
 
 
 def failure_text(label: str, model: Model, url: str, error: BaseException) -> str:
