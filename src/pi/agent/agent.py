@@ -16,8 +16,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, cast
+
+from msgspec import Struct, field
 
 from pi.agent.config import (
     AgentLoopConfig,
@@ -69,8 +70,7 @@ CANNOT_CONTINUE_ASSISTANT = "Cannot continue from message role: assistant"
 RESET_WHILE_RUNNING = "Agent is already processing. Wait for completion before resetting."
 
 
-@dataclass(slots=True)
-class AgentState:
+class AgentState(Struct):
     """What a UI draws from. Replace `tools`/`messages` through the Agent's setters.
 
     The transcript may start out deferred (`DeferredMessages`): `messages` builds it on first read
@@ -87,7 +87,7 @@ class AgentState:
     pending_tool_calls: frozenset[str] = frozenset()
     """Ids of tool calls started and not yet ended; replaced, never mutated, on each change."""
     error_message: str | None = None
-    _messages: list[AgentMessage] | DeferredMessages = field(default_factory=list, repr=False)
+    _messages: list[AgentMessage] | DeferredMessages = field(default_factory=list)
 
     @property
     def messages(self) -> list[AgentMessage]:
@@ -107,8 +107,7 @@ class AgentState:
         return len(self._messages)
 
 
-@dataclass(slots=True, frozen=True)
-class RunOutcome:
+class RunOutcome(Struct, frozen=True):
     """How the last run ended, recorded as it happened (not read back from the transcript later)."""
 
     kind: RunOutcomeKind

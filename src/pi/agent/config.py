@@ -8,8 +8,9 @@ Every callback may be a plain function or a coroutine function.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
+
+from msgspec import Struct
 
 from pi.agent.hooks import AfterToolCall, BeforeToolCall
 from pi.agent.messages import AgentMessage
@@ -68,8 +69,7 @@ class AgentStreamFn(Protocol):
     ) -> AssistantMessageEventStream | Awaitable[AssistantMessageEventStream]: ...
 
 
-@dataclass(slots=True)
-class AgentLoopConfig:
+class AgentLoopConfig(Struct):
     """The settings of one `agent_loop` run; `Agent` builds a fresh one for each run from its current state."""
 
     model: Model

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from pi.agent.messages import AgentMessage
 from pi.agent.tool import AgentTool
 
 
-@dataclass(slots=True)
-class AgentContext:
+class AgentContext(Struct):
     """System prompt, transcript and tools. The loop appends to `messages` as the run goes."""
 
     system_prompt: str = ""

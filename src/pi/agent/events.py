@@ -1,15 +1,16 @@
 """What an agent run reports, in order, to every renderer (TUI, print, JSON, RPC) and to the Agent's state.
 
 Each event knows its pi JSON form (`to_json_dict()`, camelCase keys) because the JSON and RPC modes
-print events as they come and must match what pi prints. Events are slotted dataclasses: a run emits
+print events as they come and must match what pi prints. Events are msgspec Structs: a run emits
 one per streamed chunk, and the assistant message they carry is the provider's live partial, shared
 rather than copied (copy it if you keep it past the event).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
 from typing import Any, Literal, TypeAlias
+
+from msgspec import Struct, field
 
 from pi.agent.messages import AgentMessage, to_jsonable
 from pi.agent.tool import AgentToolResult
@@ -26,8 +27,7 @@ def delta_json(event: AssistantMessageEvent) -> dict[str, Any]:
     square of its length; clients rebuild the text from the deltas. `toolcall_start` names the call.
     """
     out: dict[str, Any] = {"type": event.type}
-    for item in fields(event):
-        name = item.name
+    for name in event.__struct_fields__:
         if name in ("type", "partial"):
             continue
         value = getattr(event, name)
@@ -52,8 +52,7 @@ def tool_result_to_json(result: AgentToolResult) -> dict[str, Any]:
     return out
 
 
-@dataclass(slots=True)
-class AgentStartEvent:
+class AgentStartEvent(Struct):
     """The run began; always its first event, followed by the first `turn_start`."""
 
     type: Literal["agent_start"] = "agent_start"
@@ -62,8 +61,7 @@ class AgentStartEvent:
         return {"type": self.type}
 
 
-@dataclass(slots=True)
-class AgentEndEvent:
+class AgentEndEvent(Struct):
     """The run is over, however it ended (completed, failed or aborted); always its last event."""
 
     messages: list[AgentMessage] = field(default_factory=list)
@@ -80,8 +78,7 @@ class AgentEndEvent:
         }
 
 
-@dataclass(slots=True)
-class TurnStartEvent:
+class TurnStartEvent(Struct):
     """A turn begins: the messages sent with it, one model request, and the tool calls of the reply."""
 
     type: Literal["turn_start"] = "turn_start"
@@ -90,8 +87,7 @@ class TurnStartEvent:
         return {"type": self.type}
 
 
-@dataclass(slots=True)
-class TurnEndEvent:
+class TurnEndEvent(Struct):
     """A turn is over: `message` is its assistant reply, `tool_results` the results of its calls in call order.
 
     Also sent when the reply failed or was aborted; then no tool ran and `tool_results` is empty.
@@ -109,8 +105,7 @@ class TurnEndEvent:
         }
 
 
-@dataclass(slots=True)
-class MessageStartEvent:
+class MessageStartEvent(Struct):
     """A message joins the transcript: a prompt, a queued message, a tool result, or an assistant reply.
 
     A streamed reply arrives here as a snapshot whose stop reason is "pending"; `message_end` brings its final form.
@@ -123,8 +118,7 @@ class MessageStartEvent:
         return {"type": self.type, "message": to_jsonable(self.message)}
 
 
-@dataclass(slots=True)
-class MessageUpdateEvent:
+class MessageUpdateEvent(Struct):
     """One streamed change to the assistant message; `message` is the live partial."""
 
     message: AssistantMessage
@@ -139,8 +133,7 @@ class MessageUpdateEvent:
         }
 
 
-@dataclass(slots=True)
-class MessageEndEvent:
+class MessageEndEvent(Struct):
     """A message is complete; each follows the `message_start` of the same message.
 
     For an assistant reply this is the final message, with its stop reason, usage and any error.
@@ -153,8 +146,7 @@ class MessageEndEvent:
         return {"type": self.type, "message": to_jsonable(self.message)}
 
 
-@dataclass(slots=True)
-class ToolExecutionStartEvent:
+class ToolExecutionStartEvent(Struct):
     """A tool call is taken up, before the tool is looked up, its arguments validated and hooks consulted.
 
     Exactly one `tool_execution_end` with the same `tool_call_id` follows, even when the call never runs.
@@ -170,8 +162,7 @@ class ToolExecutionStartEvent:
         return {"type": self.type, "toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args}
 
 
-@dataclass(slots=True)
-class ToolExecutionUpdateEvent:
+class ToolExecutionUpdateEvent(Struct):
     """Partial output a running tool reported; never sent after that call's `tool_execution_end`.
 
     The awaitable the tool's update callback returned resolves once this event has been delivered.
@@ -193,8 +184,7 @@ class ToolExecutionUpdateEvent:
         }
 
 
-@dataclass(slots=True)
-class ToolExecutionEndEvent:
+class ToolExecutionEndEvent(Struct):
     """A tool call is finished, with the result the model will see (after the `after_tool_call` hook).
 
     When calls run concurrently, end events come in the order the calls finish; result messages keep call order.

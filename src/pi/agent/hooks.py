@@ -8,8 +8,9 @@ run; they may be plain functions or coroutines.
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from msgspec import Struct, field
 
 from pi.agent.context import AgentContext
 from pi.agent.tool import AgentToolResult, ToolContent
@@ -19,8 +20,7 @@ from pi.ai.types import AssistantMessage, ToolCall, Usage
 BLOCKED_DEFAULT_REASON = "Tool execution was blocked"
 
 
-@dataclass(slots=True)
-class BeforeToolCallContext:
+class BeforeToolCallContext(Struct):
     """What a `before_tool_call` hook sees: a call about to run, whose tool exists and whose arguments are valid."""
 
     assistant_message: AssistantMessage
@@ -32,8 +32,7 @@ class BeforeToolCallContext:
     """The arguments as a plain dict the hook may edit in place; edits are validated again before the call runs."""
 
 
-@dataclass(slots=True)
-class BeforeToolCallResult:
+class BeforeToolCallResult(Struct):
     """A `before_tool_call` hook's verdict: with `block` the call does not run and the model gets `reason` instead.
 
     Returning None, or a result without `block`, lets the call run.
@@ -44,8 +43,7 @@ class BeforeToolCallResult:
     """Told to the model instead of a result; "Tool execution was blocked" when absent."""
 
 
-@dataclass(slots=True)
-class AfterToolCallContext:
+class AfterToolCallContext(Struct):
     """What an `after_tool_call` hook sees: a call that ran, with its result (`is_error` if it failed or raised).
 
     The hook runs before `tool_execution_end`, so a change it returns is what clients and the model see.
@@ -59,8 +57,7 @@ class AfterToolCallContext:
     context: AgentContext
 
 
-@dataclass(slots=True)
-class AfterToolCallResult:
+class AfterToolCallResult(Struct):
     """Each field that is not None replaces the tool's own; nothing is merged."""
 
     content: list[ToolContent] | None = None

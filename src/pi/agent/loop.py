@@ -21,8 +21,9 @@ becomes an assistant message with stopReason "error", never an exception out of 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import fields, replace
 from typing import Literal
+
+from msgspec.structs import replace
 
 from pi.agent.config import AgentLoopConfig, AgentStreamFn, GetQueuedMessages
 from pi.agent.context import AgentContext
@@ -195,14 +196,14 @@ _DEFAULT_OPTIONS = StreamOptions()
 def _overlay(base: StreamOptions, top: StreamOptions) -> StreamOptions:
     """`base` with every field `top` sets (differs from the default) taken from `top`; extras merged."""
     changes: dict[str, object] = {}
-    for item in fields(StreamOptions):
-        value = getattr(top, item.name)
-        if item.name == "extra":
+    for name in StreamOptions.__struct_fields__:
+        value = getattr(top, name)
+        if name == "extra":
             if value:
                 changes["extra"] = {**base.extra, **value}
-        elif value != getattr(_DEFAULT_OPTIONS, item.name):
-            changes[item.name] = value
-    return replace(base, **changes) if changes else base  # type: ignore[arg-type]
+        elif value != getattr(_DEFAULT_OPTIONS, name):
+            changes[name] = value
+    return replace(base, **changes) if changes else base
 
 
 def _aborted_copy(partial: AssistantMessage) -> AssistantMessage:

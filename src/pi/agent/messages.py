@@ -13,6 +13,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeAlias
 
+from msgspec import Struct
 from pydantic import BaseModel, TypeAdapter
 from pydantic.dataclasses import is_pydantic_dataclass
 
@@ -69,6 +70,8 @@ def to_jsonable(value: Any) -> Any:
         return to_json()
     if isinstance(value, BaseModel):
         return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if isinstance(value, Struct):
+        return {name: to_jsonable(getattr(value, name)) for name in value.__struct_fields__}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         if is_pydantic_dataclass(type(value)):  # its aliases (camelCase) are its JSON names
             return _dataclass_adapter(type(value)).dump_python(value, by_alias=True, exclude_none=True, mode="json")

@@ -8,9 +8,9 @@ raise to report failure; the loop turns the exception text into an error result 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeAlias, TypeVar
 
+from msgspec import Struct, field
 from pydantic import BaseModel
 
 from pi.ai.abort import AbortSignal
@@ -22,8 +22,7 @@ ParamsT_contra = TypeVar("ParamsT_contra", bound=BaseModel, contravariant=True)
 ToolContent: TypeAlias = TextContent | ImageContent
 
 
-@dataclass(slots=True)
-class AgentToolResult:
+class AgentToolResult(Struct):
     """`content` goes to the model; `details` is for the UI and logs only and is never sent."""
 
     content: list[ToolContent]
@@ -58,8 +57,7 @@ PrepareArguments: TypeAlias = Callable[[dict[str, Any]], dict[str, Any]]
 ExecutionMode: TypeAlias = Literal["parallel", "sequential"]
 
 
-@dataclass(slots=True)
-class AgentTool(Generic[ParamsT]):
+class AgentTool(Struct, Generic[ParamsT]):
     """A tool the agent may offer the model: its definition, its parameter model and the code that runs it.
 
     `label` is the human-readable name for displays; the model is sent `to_tool()`, which leaves it out.

@@ -17,9 +17,9 @@ import inspect
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
+from msgspec import Struct, field
 from pydantic import ValidationError
 
 from pi.agent.config import AgentLoopConfig
@@ -98,8 +98,7 @@ async def race_abort(value: Awaitable[T] | T, signal: AbortSignal | None) -> T:
         remove()
 
 
-@dataclass(slots=True)
-class ToolBatch:
+class ToolBatch(Struct):
     """What the tool phase produced, for the loop to act on after `turn_end`."""
 
     results: list[ToolResultMessage] = field(default_factory=list)
@@ -107,8 +106,7 @@ class ToolBatch:
     aborted: bool = False
 
 
-@dataclass(slots=True, eq=False)
-class _Call:
+class _Call(Struct, eq=False):
     """The progress of one tool call through the phase; `result` and `duration_ms` stay None until it ends."""
 
     call: ToolCall
@@ -122,8 +120,7 @@ class _Call:
     duration_ms: float | None = None
 
 
-@dataclass(slots=True)
-class _Finished:
+class _Finished(Struct):
     """A tool's final result (or its abort), as reported through the phase's channel."""
 
     item: _Call
@@ -131,8 +128,7 @@ class _Finished:
     is_error: bool
 
 
-@dataclass(slots=True)
-class _Update:
+class _Update(Struct):
     """A running tool's partial result; `ack` resolves once its event has been yielded (a tool may await that)."""
 
     event: ToolExecutionUpdateEvent

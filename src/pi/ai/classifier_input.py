@@ -9,8 +9,9 @@ request, so a mistake is reported without spending a call.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from pi.ai.typed_requests import RequestFailed
 from pi.ai.types import ImageContent
@@ -18,8 +19,7 @@ from pi.ai.types import ImageContent
 QUESTION_KINDS = ("choice", "score", "bool")
 
 
-@dataclass
-class ClassifierInput:
+class ClassifierInput(Struct):
     state: Any
     questions: dict[str, dict[str, Any]]
     images: list[ImageContent] = field(default_factory=list)

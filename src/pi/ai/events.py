@@ -1,8 +1,8 @@
 """The streaming event protocol of one assistant reply.
 
 Grammar: ``start, (X_start, X_delta*, X_end)*, (done | error)`` with exactly one terminal event; an
-``error`` may come without ``start`` when the request failed before any output. Events are slotted
-dataclasses rather than pydantic models because a reply produces thousands of them.
+``error`` may come without ``start`` when the request failed before any output. Events are msgspec
+Structs rather than pydantic models because a reply produces thousands of them.
 
 `partial` is the provider's live message, mutated in place as the reply grows: the same object on
 every event. A consumer that keeps it past the event must copy it.
@@ -10,22 +10,21 @@ every event. A consumer that keeps it past the event must copy it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from typing import Any, Literal, TypeAlias
+
+from msgspec import Struct
 
 from pi.ai.types import AssistantMessage, ToolCall
 
 
-@dataclass(slots=True)
-class StartEvent:
+class StartEvent(Struct):
     """Opens a reply: `partial` has no content yet, only the api, provider and model that answer."""
 
     partial: AssistantMessage
     type: Literal["start"] = "start"
 
 
-@dataclass(slots=True)
-class TextStartEvent:
+class TextStartEvent(Struct):
     """A text block opens at `content_index` of ``partial.content``."""
 
     content_index: int
@@ -33,8 +32,7 @@ class TextStartEvent:
     type: Literal["text_start"] = "text_start"
 
 
-@dataclass(slots=True)
-class TextDeltaEvent:
+class TextDeltaEvent(Struct):
     """More text for the block at `content_index`; `delta` is only the new piece."""
 
     content_index: int
@@ -43,8 +41,7 @@ class TextDeltaEvent:
     type: Literal["text_delta"] = "text_delta"
 
 
-@dataclass(slots=True)
-class TextEndEvent:
+class TextEndEvent(Struct):
     """The text block at `content_index` is complete; `content` is its whole text."""
 
     content_index: int
@@ -53,8 +50,7 @@ class TextEndEvent:
     type: Literal["text_end"] = "text_end"
 
 
-@dataclass(slots=True)
-class ThinkingStartEvent:
+class ThinkingStartEvent(Struct):
     """A reasoning block opens at `content_index` of ``partial.content``."""
 
     content_index: int
@@ -62,8 +58,7 @@ class ThinkingStartEvent:
     type: Literal["thinking_start"] = "thinking_start"
 
 
-@dataclass(slots=True)
-class ThinkingDeltaEvent:
+class ThinkingDeltaEvent(Struct):
     """More reasoning for the block at `content_index`; `delta` is only the new piece."""
 
     content_index: int
@@ -72,8 +67,7 @@ class ThinkingDeltaEvent:
     type: Literal["thinking_delta"] = "thinking_delta"
 
 
-@dataclass(slots=True)
-class ThinkingEndEvent:
+class ThinkingEndEvent(Struct):
     """The reasoning block at `content_index` is complete; `content` is its whole text."""
 
     content_index: int
@@ -82,8 +76,7 @@ class ThinkingEndEvent:
     type: Literal["thinking_end"] = "thinking_end"
 
 
-@dataclass(slots=True)
-class ToolCallStartEvent:
+class ToolCallStartEvent(Struct):
     """A tool call opens at `content_index` with its id and name; the arguments follow as deltas."""
 
     content_index: int
@@ -91,8 +84,7 @@ class ToolCallStartEvent:
     type: Literal["toolcall_start"] = "toolcall_start"
 
 
-@dataclass(slots=True)
-class ToolCallDeltaEvent:
+class ToolCallDeltaEvent(Struct):
     """A fragment of the tool call's raw argument JSON.
 
     The call in `partial` already holds the arguments parsed so far, so a consumer need not join the
@@ -105,8 +97,7 @@ class ToolCallDeltaEvent:
     type: Literal["toolcall_delta"] = "toolcall_delta"
 
 
-@dataclass(slots=True)
-class ToolCallEndEvent:
+class ToolCallEndEvent(Struct):
     """The tool call at `content_index` is complete; `tool_call` holds the arguments parsed from the whole JSON.
 
     When that JSON could not be read, ``tool_call.arguments_error`` says why.
@@ -118,8 +109,7 @@ class ToolCallEndEvent:
     type: Literal["toolcall_end"] = "toolcall_end"
 
 
-@dataclass(slots=True)
-class DoneEvent:
+class DoneEvent(Struct):
     """The reply ended normally: `message` is final, usage and cost included.
 
     `reason` is ``"toolUse"`` when the model wants tools run, ``"length"`` when it hit the token limit.
@@ -130,8 +120,7 @@ class DoneEvent:
     type: Literal["done"] = "done"
 
 
-@dataclass(slots=True)
-class ErrorEvent:
+class ErrorEvent(Struct):
     """The reply failed or was aborted; `error` is the message so far, with its ``error_message`` set.
 
     It may be the only event of a stream when the request failed before any output.
@@ -169,7 +158,7 @@ _PAYLOAD_FIELDS: dict[type, tuple[str, ...]] = {}
 def _payload_fields(cls: Any) -> tuple[str, ...]:
     names = _PAYLOAD_FIELDS.get(cls)
     if names is None:
-        names = _PAYLOAD_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.name != "type")
+        names = _PAYLOAD_FIELDS[cls] = tuple(name for name in cls.__struct_fields__ if name != "type")
     return names
 
 

@@ -25,8 +25,9 @@ import math
 import secrets
 from collections import deque
 from collections.abc import Awaitable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias
+
+from msgspec import Struct
 
 from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.events import ErrorEvent
@@ -58,8 +59,7 @@ _CHUNK_TOKENS = (3, 4, 5)
 _ids = itertools.count(1)
 
 
-@dataclass(slots=True)
-class FauxState:
+class FauxState(Struct):
     """What a response factory may read (and tests may inspect) about the provider so far."""
 
     call_count: int = 0

@@ -19,8 +19,9 @@ import sys
 import time
 import weakref
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from pi.ai.abort import AbortSignal
 from pi.ai.http_response import Headers, Response, TransportError, TransportTimeout
@@ -179,8 +180,7 @@ def encode_json_body(body: Any) -> bytes:
         return sanitize_surrogates(text).encode("utf-8")
 
 
-@dataclass(slots=True)
-class RequestSpec:
+class RequestSpec(Struct):
     """One HTTP request a provider wants sent by `open_stream`; `body` is sent as JSON."""
 
     url: str
@@ -285,8 +285,7 @@ async def _show_frame(observer: Any, data: str) -> None:
         await result
 
 
-@dataclass(slots=True)
-class SSEEvent:
+class SSEEvent(Struct):
     """One Server-Sent Event; `data` is its data lines joined by newlines.
 
     `event` is ``"message"`` when the frame names no event type, as the SSE format prescribes.

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
+from msgspec import Struct
 
-@dataclass(frozen=True, slots=True)
-class ProxyChoice:
+
+class ProxyChoice(Struct, frozen=True):
     """A proxy to send a request through: its URL without credentials, and the credentials apart."""
 
     url: str

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 import httpcore
+from msgspec import Struct
 
 from pi.ai.http_proxy_env import ProxyChoice, proxy_for
 from pi.ai.http_response import Headers, Response, TransportError, TransportTimeout
@@ -25,8 +25,7 @@ MAX_REDIRECTS = 20
 USER_AGENT = f"pi/{__version__}"
 
 
-@dataclass(frozen=True, slots=True)
-class Timeouts:
+class Timeouts(Struct, frozen=True):
     """Seconds allowed for connecting, for each wait for answer bytes, for sending, and for a free connection."""
 
     connect: float | None = 30.0

@@ -17,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from pi.ai.classifier_input import ClassifierInput
 from pi.ai.model_types import ClassifierModel, ClassifierResult
@@ -44,8 +45,7 @@ _label_tokens: dict[tuple[str, str, str], int | None] = {}
 """Label token ids by (server root, model id, label)."""
 
 
-@dataclass
-class _Server:
+class _Server(Struct):
     model: ClassifierModel
     root: str
     options: StreamOptions

@@ -14,8 +14,9 @@ import asyncio
 import importlib
 import inspect
 from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass
 from typing import Any, Generic
+
+from msgspec import Struct
 
 from pi.ai.model_types import (
     ClassifierModel,
@@ -92,8 +93,7 @@ async def _call(function: Any, *args: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class _Operation(Generic[R]):
+class _Operation(Struct, Generic[R], frozen=True):
     """What differs between classifying and generating images; the dispatch around it is shared."""
 
     method: str

@@ -11,8 +11,10 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, TypeAlias
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from pi.ai.abort import AbortSignal
 from pi.ai.types import CacheRetention, Context, Model, ReasoningLevel, ThinkingLevel
@@ -21,8 +23,7 @@ OnPayload: TypeAlias = Callable[[dict[str, Any], Model], "dict[str, Any] | Await
 """Sees the request body before it is sent; a returned dict replaces it wholesale."""
 
 
-@dataclass(slots=True)
-class ThinkingBudgets:
+class ThinkingBudgets(Struct):
     """Token budgets per level for APIs that take a budget rather than an effort."""
 
     minimal: int | None = None
@@ -37,8 +38,7 @@ BudgetLevel: TypeAlias = Literal["minimal", "low", "medium", "high"]
 """The levels that have a token budget (`ThinkingBudgets`); stronger levels use the high one."""
 
 
-@dataclass(slots=True)
-class StreamOptions:
+class StreamOptions(Struct):
     """The options of one model request, read by every provider; a field left None takes the provider's default."""
 
     temperature: float | None = None
@@ -63,7 +63,7 @@ class StreamOptions:
     """Provider-specific options, by snake_case name."""
 
 
-_FIELDS = {f.name for f in fields(StreamOptions)}
+_FIELDS = frozenset(StreamOptions.__struct_fields__)
 
 
 def make_options(options: StreamOptions | None = None, **kwargs: Any) -> StreamOptions:

@@ -8,8 +8,9 @@ registered by module path and imported only when a model of that API is first us
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import Protocol
+
+from msgspec import Struct
 
 from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.options import StreamOptions
@@ -22,8 +23,7 @@ class StreamFunction(Protocol):
     def __call__(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream: ...
 
 
-@dataclass(slots=True, frozen=True)
-class ApiProvider:
+class ApiProvider(Struct, frozen=True):
     """The implementation of one wire API (`api`, e.g. ``anthropic-messages``) that models name."""
 
     api: str

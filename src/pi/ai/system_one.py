@@ -20,8 +20,9 @@ Images travel in one of three ways (``compat.imageInput``, else detected): ``ass
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from pi.ai.classifier_input import ClassifierInput
 from pi.ai.model_types import ClassifierModel, ClassifierResult

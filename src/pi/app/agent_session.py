@@ -16,10 +16,11 @@ chains. This class is the facade; each concern lives in its own module:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec.structs
 
 from pi.agent import Agent
 from pi.agent.events import AgentEndEvent, AgentEvent, MessageEndEvent
@@ -188,11 +189,11 @@ class AgentSession(SessionQueueMethods, SessionExtensionMethods):
         core = self._core
         if isinstance(event, MessageEndEvent):
             if core.message_end is not None:
-                event = dataclasses.replace(event, message=await core.message_end(event.message))
+                event = msgspec.structs.replace(event, message=await core.message_end(event.message))
             core.persist(event.message)
         elif isinstance(event, AgentEndEvent):
             aborted = core.run.aborted or (core.agent.signal is not None and core.agent.signal.aborted)
-            event = dataclasses.replace(event, will_retry=self._recovery.on_agent_end(event, aborted))
+            event = msgspec.structs.replace(event, will_retry=self._recovery.on_agent_end(event, aborted))
         await core.events.emit(event)
 
     def _queue_changed(self) -> None:

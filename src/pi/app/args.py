@@ -14,7 +14,8 @@ extension claimed into the error.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 MODES = ("text", "json", "rpc")
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
@@ -33,12 +34,10 @@ class ArgsError(ValueError):
         """What was parsed despite the errors (for hints such as a close option name)."""
 
 
-@dataclass(eq=False)
-class Args:
+class Args(Struct, eq=False):
     """The parsed command line.
 
-    No generated ``__eq__`` (nothing compares two parses), and this docstring is written out: for a
-    class of fifty fields, dataclasses would otherwise build both at every start.
+    Nothing compares two parses, so the Struct has no field-by-field equality.
     """
 
     help: bool = False
@@ -177,8 +176,7 @@ def _closest(flag: str) -> str | None:
     return match[0] if match else None
 
 
-@dataclass(slots=True)
-class _Cursor:
+class _Cursor(Struct):
     argv: list[str]
     i: int = 0
 

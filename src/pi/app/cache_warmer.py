@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
 from typing import Literal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from pi.ai.abort import AbortController
 from pi.ai.options import StreamOptions
@@ -51,8 +53,7 @@ DISABLED = "cache warming disabled"
 """The note of a refresh sent because a decision handler overrode pi's ``stop``."""
 
 
-@dataclass(frozen=True, slots=True)
-class WarmRequest:
+class WarmRequest(Struct, frozen=True):
     """A real request as it was sent, and the usage of the reply it got (what its prompt was worth)."""
 
     model: Model
@@ -61,8 +62,7 @@ class WarmRequest:
     usage: Usage
 
 
-@dataclass(frozen=True, slots=True)
-class WarmingDecision:
+class WarmingDecision(Struct, frozen=True):
     """What a decision handler is told (never the prompt itself)."""
 
     mode: CacheWarmingMode
@@ -78,8 +78,7 @@ class WarmingDecision:
     action: WarmingAction
 
 
-@dataclass(frozen=True, slots=True)
-class WarmerStatus:
+class WarmerStatus(Struct, frozen=True):
     """Where warming stands, for a UI (`/session`) or a test.
 
     `economics`/`action` are pi's own decision for the next (or, for ``stopped``, the last)
@@ -104,8 +103,7 @@ Record = Callable[[AssistantMessage, "str | None"], Awaitable[None]]
 Decide = Callable[[WarmingDecision], Awaitable["WarmingAction | None"]]
 
 
-@dataclass(slots=True)
-class _Run:
+class _Run(Struct):
     request: WarmRequest
     is_current: Callable[[], bool]
     ttl_ms: int

@@ -12,8 +12,9 @@ what a refresh and a miss cost, and pi's own decision. `pi.app.cache_warmer` run
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from pi.ai.options import StreamOptions, resolve_cache_retention
 from pi.ai.types import Model, Usage
@@ -90,8 +91,7 @@ def is_replayable(model: Model, options: StreamOptions | None) -> bool:
     return supports_adaptive_thinking(model)
 
 
-@dataclass(frozen=True, slots=True)
-class WarmingEconomics:
+class WarmingEconomics(Struct, frozen=True):
     """What the cached prefix is worth: its size, the price of a refresh, the price of losing it."""
 
     prompt_tokens: int

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from msgspec import Struct
 
 CACHE_TTL_MS = 5 * 60_000
 """An idle gap at least this long is named as the likely cause of a miss."""
@@ -30,16 +31,14 @@ NOTICE_MIN_TOKENS = 20_000
 NOTICE_MIN_COST = 0.1
 
 
-@dataclass(frozen=True, slots=True)
-class CacheMiss:
+class CacheMiss(Struct, frozen=True):
     missed_tokens: int
     missed_cost: float
     idle_ms: float
     model_changed: bool
 
 
-@dataclass(frozen=True, slots=True)
-class _Previous:
+class _Previous(Struct, frozen=True):
     prompt_tokens: int
     model_key: str
     timestamp: float
@@ -124,8 +123,7 @@ def _previous_request(entries: Iterable[Any]) -> _Previous | None:
     return previous
 
 
-@dataclass(slots=True)
-class StoredNotice:
+class StoredNotice(Struct):
     """A notice to show after a stored message when the transcript is drawn again (a resume)."""
 
     kind: str

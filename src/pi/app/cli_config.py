@@ -9,9 +9,10 @@ project) with ``--tools``, ``--exclude-tools``, ``-nt`` and ``-nbt`` (see `pi.ap
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from pi.app.args import Args
 from pi.app.settings import SettingsManager
@@ -19,8 +20,7 @@ from pi.app.settings import SettingsManager
 _TRUST_DEFAULTS = ("always", "never", "ask")
 
 
-@dataclass(slots=True)
-class TrustedSettings:
+class TrustedSettings(Struct):
     settings: SettingsManager
     project_trusted: bool
     warnings: list[str] = field(default_factory=list)

@@ -8,14 +8,14 @@ checkout's copy of a file the worktree has too is skipped: it is the same file, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 CONTEXT_FILE_NAMES = ("AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
 
 
-@dataclass(slots=True, frozen=True)
-class ContextFile:
+class ContextFile(Struct, frozen=True):
     """One context file (AGENTS.md, CLAUDE.md, ...) and its text, with any BOM removed."""
 
     path: Path

@@ -14,8 +14,9 @@ honours `images.autoResize: false`), so each attached image is encoded once, wit
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from pi.ai.types import ImageContent
 from pi.tools.images import IMAGE_SNIFF_BYTES, detect_image_mime_type, process_image
@@ -26,8 +27,7 @@ class FileArgError(ValueError):
     pass
 
 
-@dataclass(slots=True)
-class ProcessedFiles:
+class ProcessedFiles(Struct):
     text: str = ""
     images: list[ImageContent] = field(default_factory=list)
 

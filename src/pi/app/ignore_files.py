@@ -8,14 +8,14 @@ and `*`, `?`, `[...]`, `**` wildcards. Rules of deeper directories come later an
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 IGNORE_FILE_NAMES = (".gitignore", ".ignore", ".fdignore")
 
 
-@dataclass(slots=True, frozen=True)
-class _Rule:
+class _Rule(Struct, frozen=True):
     base: Path
     pattern: str
     negated: bool
@@ -54,8 +54,7 @@ def _parse(base: Path, text: str) -> list[_Rule]:
     return rules
 
 
-@dataclass(slots=True, frozen=True)
-class IgnoreRules:
+class IgnoreRules(Struct, frozen=True):
     """The rules in force in one directory: its own ignore files' on top of its parents'."""
 
     rules: tuple[_Rule, ...] = ()

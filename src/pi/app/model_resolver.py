@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from pi.agent.agent import AgentThinkingLevel
 from pi.ai.types import THINKING_LEVELS, Model
@@ -40,8 +41,7 @@ class ModelResolutionError(ValueError):
     pass
 
 
-@dataclass(slots=True, frozen=True)
-class ResolvedModel:
+class ResolvedModel(Struct, frozen=True):
     """The model a ``--model`` pattern named, with the ``:level`` suffix if one was given.
 
     `warning` is set when no known model matched and the id is used as a custom model of the given provider.

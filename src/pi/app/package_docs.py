@@ -8,12 +8,12 @@ installation that is not on the filesystem has no docs section at all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
+from msgspec import Struct
 
-@dataclass(slots=True, frozen=True)
-class DocsPaths:
+
+class DocsPaths(Struct, frozen=True):
     """Absolute paths of the main documentation file and the directories beside it."""
 
     readme: Path

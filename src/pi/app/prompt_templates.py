@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from pi.app.frontmatter import FrontmatterError, split_frontmatter, text_field
 
 
-@dataclass(slots=True, frozen=True)
-class PromptTemplate:
+class PromptTemplate(Struct, frozen=True):
     """One prompt template file; ``/name args`` expands `content` with the arguments."""
 
     name: str

@@ -25,9 +25,10 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from pi.app.context_files import ContextFile, load_context_files
 from pi.app.paths import project_dir
@@ -40,8 +41,7 @@ if TYPE_CHECKING:
     from pi.app.packages.settings_file import PackageLists
 
 
-@dataclass(frozen=True, slots=True)
-class SettingsScope:
+class SettingsScope(Struct, frozen=True):
     """The resource lists of one settings file, and the directory their relative paths start from."""
 
     base: Path
@@ -100,8 +100,7 @@ def _switches(kind: str, opts: ResourceOptions, local_roots: list[Path]) -> Call
     return enabled
 
 
-@dataclass(slots=True)
-class ResourceOptions:
+class ResourceOptions(Struct):
     """How `load_resources` should look: command-line choices, settings paths and project trust.
 
     `extra_*` paths (from the command line) are relative to the working directory, `settings_*` paths to the agent dir.
@@ -133,8 +132,7 @@ class ResourceOptions:
     """The settings' package lists as already read (the start-up's install step); None reads them."""
 
 
-@dataclass(slots=True)
-class Resources:
+class Resources(Struct):
     """What `load_resources` found for one working directory; `reload_packages` updates it in place."""
 
     context_files: list[ContextFile] = field(default_factory=list)
@@ -282,7 +280,8 @@ async def reload_packages(resources: Resources, cwd: Path, agent_dir: Path) -> N
     The slow part (pip, git) runs on a worker thread; `resources` is updated in place afterwards.
     """
     import asyncio
-    import dataclasses
+
+    import msgspec.structs
 
     from pi.app.packages.session_resources import forget_install_attempts
     from pi.app.packages.temporary import forget_checked_temporary_packages
@@ -295,7 +294,7 @@ async def reload_packages(resources: Resources, cwd: Path, agent_dir: Path) -> N
     forget_checked_temporary_packages()
     warnings: list[str] = []
     # A running UI owns the terminal: no stderr notices. The settings may have changed: read them again.
-    quiet = dataclasses.replace(opts, package_notice=None, package_lists=None)
+    quiet = msgspec.structs.replace(opts, package_notice=None, package_lists=None)
     found = await asyncio.to_thread(_resolve_packages, cwd, agent_dir, quiet, warnings)
     _apply_packages(resources, found)
     resources.warnings = [*warnings]

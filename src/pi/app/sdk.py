@@ -8,12 +8,13 @@ files.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec.structs
+from msgspec import Struct, field
 
 from pi.agent.config import AgentStreamFn
 from pi.agent.tool import AgentTool
@@ -35,8 +36,7 @@ from pi.app.system_prompt import build_system_prompt
 from pi.session.manager import SessionManager
 
 
-@dataclass(slots=True)
-class CreateSessionOptions:
+class CreateSessionOptions(Struct):
     """What `create_agent_session` should use or choose; a part left None is built the way `pi` builds it."""
 
     cwd: Path | None = None
@@ -118,14 +118,14 @@ def _build_tools(opts: CreateSessionOptions, cwd: Path, environment: _LateEnviro
 
     options = opts.tool_options or ToolsOptions()
     bash = options.bash or BashToolOptions()
-    options = dataclasses.replace(options, bash=dataclasses.replace(bash, env=environment))
+    options = msgspec.structs.replace(options, bash=msgspec.structs.replace(bash, env=environment))
     names = list(opts.tool_names) if opts.tool_names is not None else list(DEFAULT_ACTIVE_TOOL_NAMES)
     if "read" in names:  # images it reads are sized for the session's model
         from pi.tools import ReadToolOptions
 
         read = options.read or ReadToolOptions()
         image_resize = read.image_resize or environment.image_resize
-        options = dataclasses.replace(options, read=dataclasses.replace(read, image_resize=image_resize))
+        options = msgspec.structs.replace(options, read=msgspec.structs.replace(read, image_resize=image_resize))
     return [*(create_tool(name, str(cwd), options) for name in names), *opts.custom_tools]  # type: ignore[arg-type]
 
 

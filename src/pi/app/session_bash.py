@@ -12,8 +12,9 @@ import codecs
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from pi.ai.abort import AbortController
 from pi.app.extensions.results import result_field
@@ -21,8 +22,7 @@ from pi.app.session_events import BashExecutionUpdateEvent
 from pi.app.session_runtime import SessionCore
 
 
-@dataclass(slots=True, frozen=True)
-class BashResult:
+class BashResult(Struct, frozen=True):
     """How a command the user ran ended; `exit_code` is None when it was cancelled or killed by a signal.
 
     `output` is the tail the model also sees; when it is truncated, `full_output_path` holds all of it.

@@ -159,7 +159,7 @@ class SessionCacheWarming:
 
 
 def _with_extra(options: StreamOptions, extra: dict[str, Any]) -> StreamOptions:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     return replace(options, extra=extra)
 

@@ -25,8 +25,9 @@ are their snake_case spellings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
+
+from msgspec import Struct, field
 
 from pi.agent.events import AgentEvent
 from pi.ai.types import Model
@@ -37,8 +38,7 @@ SessionStartReason: TypeAlias = Literal["new", "resume", "fork"]
 SummarySource: TypeAlias = Literal["compaction", "branchSummary"]
 
 
-@dataclass(slots=True)
-class AutoRetryStartEvent:
+class AutoRetryStartEvent(Struct):
     """A run that failed with a transient error will be continued after `delay_ms` (`auto_retry_start`).
 
     `attempt` counts from 1; the failed reply is dropped from the context before the next attempt.
@@ -60,8 +60,7 @@ class AutoRetryStartEvent:
         }
 
 
-@dataclass(slots=True)
-class AutoRetryEndEvent:
+class AutoRetryEndEvent(Struct):
     """Automatic retries are over (`auto_retry_end`); `attempt` is how many were made.
 
     `final_error` is the last attempt's error when it failed, or "Retry cancelled" when an abort ended the wait.
@@ -79,8 +78,7 @@ class AutoRetryEndEvent:
         return out
 
 
-@dataclass(slots=True)
-class SummarizationRetryScheduledEvent:
+class SummarizationRetryScheduledEvent(Struct):
     """A summary request (for a compaction or a branch summary) failed transiently and will be sent again.
 
     The next attempt starts after `delay_ms` with `summarization_retry_attempt_start`.
@@ -102,8 +100,7 @@ class SummarizationRetryScheduledEvent:
         }
 
 
-@dataclass(slots=True)
-class SummarizationRetryAttemptStartEvent:
+class SummarizationRetryAttemptStartEvent(Struct):
     """The wait announced by `summarization_retry_scheduled` is over and the request is sent again.
 
     Not sent when an abort cuts the wait short.
@@ -121,8 +118,7 @@ class SummarizationRetryAttemptStartEvent:
         return out
 
 
-@dataclass(slots=True)
-class SummarizationRetryFinishedEvent:
+class SummarizationRetryFinishedEvent(Struct):
     """Retrying a summary request is over, whether it finally succeeded, failed or was cancelled.
 
     Sent once for each summary request whose first reply failed with a retryable error, when retries are enabled.
@@ -134,8 +130,7 @@ class SummarizationRetryFinishedEvent:
         return {"type": self.type}
 
 
-@dataclass(slots=True)
-class CompactionStartEvent:
+class CompactionStartEvent(Struct):
     """A compaction begins; a `compaction_end` with the same reason always follows."""
 
     reason: CompactionReason
@@ -145,8 +140,7 @@ class CompactionStartEvent:
         return {"type": self.type, "reason": self.reason}
 
 
-@dataclass(slots=True)
-class CompactionEndEvent:
+class CompactionEndEvent(Struct):
     """A compaction ended; sent once for each `compaction_start`.
 
     `result` is None unless a summary was stored; `aborted` means an abort or a `before_compact` hook cancelled
@@ -172,8 +166,7 @@ class CompactionEndEvent:
         return out
 
 
-@dataclass(slots=True)
-class QueueUpdateEvent:
+class QueueUpdateEvent(Struct):
     """The steering or follow-up queue changed.
 
     Both queues are sent in full, in delivery order, so a client replaces what it shows.
@@ -187,8 +180,7 @@ class QueueUpdateEvent:
         return {"type": self.type, "steering": list(self.steering), "followUp": list(self.follow_up)}
 
 
-@dataclass(slots=True)
-class ThinkingLevelChangedEvent:
+class ThinkingLevelChangedEvent(Struct):
     """The effective thinking level changed, after clamping to what the model supports.
 
     Not sent when a requested level leaves it as it was.
@@ -201,8 +193,7 @@ class ThinkingLevelChangedEvent:
         return {"type": self.type, "level": self.level}
 
 
-@dataclass(slots=True)
-class ModelSelectEvent:
+class ModelSelectEvent(Struct):
     """The session's model changed: set by a caller, cycled, or restored from a resumed session.
 
     `previous_model` is None when no model was selected before.
@@ -221,8 +212,7 @@ class ModelSelectEvent:
         return out
 
 
-@dataclass(slots=True)
-class SessionInfoChangedEvent:
+class SessionInfoChangedEvent(Struct):
     """The session was named or renamed; `name` is the current name, None when it was cleared."""
 
     name: str | None
@@ -235,8 +225,7 @@ class SessionInfoChangedEvent:
         return out
 
 
-@dataclass(slots=True)
-class EntryAppendedEvent:
+class EntryAppendedEvent(Struct):
     """An entry no message event announces was appended to the session file.
 
     These are custom and usage entries, and context edits that omit or shorten a message.
@@ -250,8 +239,7 @@ class EntryAppendedEvent:
         return {"type": self.type, "entry": self.entry.to_dict()}
 
 
-@dataclass(slots=True)
-class SessionStartEvent:
+class SessionStartEvent(Struct):
     """Another session file became current: a new session, a resumed one, or a fork.
 
     `previous_session_file` is the file of the session left, None when that session had none.
@@ -268,8 +256,7 @@ class SessionStartEvent:
         return out
 
 
-@dataclass(slots=True)
-class AgentSettledEvent:
+class AgentSettledEvent(Struct):
     """A prompt and all it set off (retries, compactions, queued messages) are done and the session is idle.
 
     Sent exactly once per prompt run, even when it failed; `aborted` tells whether it was aborted.
@@ -282,8 +269,7 @@ class AgentSettledEvent:
         return {"type": self.type, "aborted": self.aborted}
 
 
-@dataclass(slots=True)
-class BashExecutionUpdateEvent:
+class BashExecutionUpdateEvent(Struct):
     """A piece of output, decoded as UTF-8, from a shell command the user runs directly, sent as it arrives."""
 
     delta: str

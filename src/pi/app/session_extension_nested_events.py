@@ -11,8 +11,9 @@ is kept), at most 256 calls are kept, and `complete` is false when anything was 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import field
 
 from pi.agent.events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
 from pi.ai.types import Usage
@@ -22,7 +23,6 @@ MAX_CALL_ARGS_BYTES = 8 * 1024
 MAX_RESULT_ARGS_BYTES = 32 * 1024
 
 
-@dataclass(slots=True)
 class NestedToolExecutionStartEvent(ToolExecutionStartEvent):
     parent_tool_call_id: str | None = None
 
@@ -30,7 +30,6 @@ class NestedToolExecutionStartEvent(ToolExecutionStartEvent):
         return {**ToolExecutionStartEvent.to_json_dict(self), "parentToolCallId": self.parent_tool_call_id}
 
 
-@dataclass(slots=True)
 class NestedToolExecutionUpdateEvent(ToolExecutionUpdateEvent):
     parent_tool_call_id: str | None = None
 
@@ -38,7 +37,6 @@ class NestedToolExecutionUpdateEvent(ToolExecutionUpdateEvent):
         return {**ToolExecutionUpdateEvent.to_json_dict(self), "parentToolCallId": self.parent_tool_call_id}
 
 
-@dataclass(slots=True)
 class NestedToolExecutionEndEvent(ToolExecutionEndEvent):
     parent_tool_call_id: str | None = None
     args: dict[str, Any] = field(default_factory=dict)

@@ -16,8 +16,9 @@ Each hook costs nothing when no handler listens for its event.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from pi.app.extensions import events as ext
 from pi.app.extensions.results import result_field

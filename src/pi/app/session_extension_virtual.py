@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from pi.app.extensions.errors import ExtensionError
 from pi.app.extensions.results import result_field
@@ -38,8 +40,7 @@ _NO_KEY = "pi-virtual"
 RouteReason = Literal["user", "tool", "continuation", "retry", "direct"]
 
 
-@dataclass
-class ModelRouteRequest:
+class ModelRouteRequest(Struct):
     """What `route(request, ctx)` is asked about one request."""
 
     reason: RouteReason
@@ -57,22 +58,19 @@ class ModelRouteRequest:
     signal: AbortSignal | None = None
 
 
-@dataclass
-class VirtualModel:
+class VirtualModel(Struct):
     model: Model
     route: Any
     extension_path: str
 
 
-@dataclass
-class _Failure:
+class _Failure(Struct):
     model: Model
     message: Any
     message_count: int
 
 
-@dataclass
-class SessionVirtualModels:
+class SessionVirtualModels(Struct):
     """The virtual models of one session (all extension generations share it; a reload clears it)."""
 
     owner: SessionExtensions
@@ -248,7 +246,7 @@ class SessionVirtualModels:
         return replace(
             merged,
             api_key=merged.api_key or resolver.api_key(physical.provider),
-            reasoning=reasoning,  # type: ignore[arg-type]
+            reasoning=reasoning,
         )
 
     # -- state on the branch ---------------------------------------------------------------------

@@ -8,13 +8,13 @@ ever importing `pi.app.extensions`' loader, runner or event models.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from msgspec import Struct, field
 
-@dataclass(slots=True)
-class ExtensionConfig:
+
+class ExtensionConfig(Struct):
     """The extension inputs of one session (from `CreateSessionOptions`)."""
 
     agent_dir: Path

@@ -29,8 +29,9 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypeVar
+
+from msgspec import Struct, field
 
 from pi.agent.hooks import AfterToolCallContext, AfterToolCallResult, BeforeToolCallContext, BeforeToolCallResult
 from pi.agent.messages import AgentMessage
@@ -47,8 +48,7 @@ InputSource: TypeAlias = Literal["interactive", "rpc", "extension", "sdk"]
 HookErrorHandler: TypeAlias = Callable[[str, BaseException], None]
 
 
-@dataclass(slots=True)
-class ToolCallHookEvent:
+class ToolCallHookEvent(Struct):
     """Given to `tool_call` handlers for a call about to run, once its tool is found and its arguments are valid."""
 
     tool_call_id: str
@@ -58,8 +58,7 @@ class ToolCallHookEvent:
     type: Literal["tool_call"] = "tool_call"
 
 
-@dataclass(slots=True)
-class ToolCallHookResult:
+class ToolCallHookResult(Struct):
     """A `tool_call` handler's answer: `block` stops the call; the model gets `reason` as its error result.
 
     Without a reason the model is told "Tool execution was blocked".
@@ -69,8 +68,7 @@ class ToolCallHookResult:
     reason: str | None = None
 
 
-@dataclass(slots=True)
-class ToolResultHookEvent:
+class ToolResultHookEvent(Struct):
     """Given to `tool_result` handlers after a tool ran (or raised), before the model sees its result.
 
     Handlers run in order; each sees the fields as earlier handlers patched them.
@@ -87,8 +85,7 @@ class ToolResultHookEvent:
     """The model usage the tool reported; a handler may replace it."""
 
 
-@dataclass(slots=True)
-class ToolResultHookResult:
+class ToolResultHookResult(Struct):
     """Fields left None stay as they are."""
 
     content: list[ToolContent] | None = None
@@ -96,8 +93,7 @@ class ToolResultHookResult:
     is_error: bool | None = None
 
 
-@dataclass(slots=True)
-class InputHookEvent:
+class InputHookEvent(Struct):
     """Given to `input` handlers for each prompt, steering or follow-up text.
 
     Handlers see the text as given, before skill commands and prompt templates are expanded.
@@ -111,8 +107,7 @@ class InputHookEvent:
     type: Literal["input"] = "input"
 
 
-@dataclass(slots=True)
-class InputHookResult:
+class InputHookResult(Struct):
     """An `input` handler's answer on what becomes of the input.
 
     `continue` keeps it, `transform` replaces the text (and the images when given), and `handled` consumes it:
@@ -124,8 +119,7 @@ class InputHookResult:
     images: list[ImageContent] | None = None
 
 
-@dataclass(slots=True)
-class ContextHookEvent:
+class ContextHookEvent(Struct):
     """Given to `context` handlers before each model request of a run.
 
     A changed or returned list is used for that request only; the session's stored history stays as it was.
@@ -136,8 +130,7 @@ class ContextHookEvent:
     type: Literal["context"] = "context"
 
 
-@dataclass(slots=True)
-class ProviderRequestHookEvent:
+class ProviderRequestHookEvent(Struct):
     """Given to `before_provider_request` handlers just before a request goes to the provider.
 
     `payload` is the provider-specific JSON body; a handler that returns a dict has that sent instead.
@@ -148,8 +141,7 @@ class ProviderRequestHookEvent:
     type: Literal["before_provider_request"] = "before_provider_request"
 
 
-@dataclass(slots=True)
-class CompactionOverride:
+class CompactionOverride(Struct):
     """A compaction summary supplied in place of one the model would write.
 
     It is stored as the compaction entry; the history before `first_kept_entry_id` is replaced by `summary`.
@@ -161,8 +153,7 @@ class CompactionOverride:
     details: dict[str, Any] | None = None
 
 
-@dataclass(slots=True)
-class BeforeCompactHookEvent:
+class BeforeCompactHookEvent(Struct):
     """Given to `before_compact` handlers before a compaction asks the model for its summary.
 
     `signal` fires when the compaction is aborted; `will_retry` means the failed run continues after it.
@@ -178,8 +169,7 @@ class BeforeCompactHookEvent:
     type: Literal["session_before_compact"] = "session_before_compact"
 
 
-@dataclass(slots=True)
-class BeforeCompactHookResult:
+class BeforeCompactHookResult(Struct):
     """A `before_compact` handler's answer.
 
     `cancel` stops the compaction (reported as aborted); `compaction` supplies the summary, so none is requested.
@@ -189,8 +179,7 @@ class BeforeCompactHookResult:
     compaction: CompactionOverride | None = None
 
 
-@dataclass(slots=True)
-class InputOutcome:
+class InputOutcome(Struct):
     """What the input chain decided: the (possibly transformed) text, or that a handler consumed it."""
 
     handled: bool
@@ -198,8 +187,7 @@ class InputOutcome:
     images: list[ImageContent] | None
 
 
-@dataclass(slots=True)
-class SessionHooks:
+class SessionHooks(Struct):
     """The handler lists of each interception point, called in list order.
 
     How each chain combines its handlers' results is described in the module docstring.

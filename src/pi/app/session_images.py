@@ -19,7 +19,8 @@ import inspect
 import io
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from pi.agent.hooks import AfterToolCall, AfterToolCallContext, AfterToolCallResult
 from pi.agent.tool import ToolContent

@@ -17,8 +17,9 @@ taken for a run to continue.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from pi.agent.events import AgentEndEvent
 from pi.ai.abort import AbortController
@@ -45,8 +46,7 @@ def is_retryable_error(message: AssistantMessage, context_window: int | None = N
     return is_retryable_assistant_error(message, context_window)
 
 
-@dataclass(slots=True, frozen=True)
-class RecoveryPlan:
+class RecoveryPlan(Struct, frozen=True):
     kind: PlanKind
     message: AssistantMessage
 

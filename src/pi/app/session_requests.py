@@ -12,9 +12,10 @@ what changed (`SystemDeclaration`), so that the file says which prompt and tools
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from pi.agent.messages import AgentMessage
 from pi.ai.event_stream import AssistantMessageEventStream

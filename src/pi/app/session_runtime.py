@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from pi.agent import Agent
 from pi.agent.messages import AgentMessage, DeferredMessages
@@ -61,8 +62,7 @@ class RunState:
         await self._idle.wait()
 
 
-@dataclass(slots=True)
-class AgentSetup:
+class AgentSetup(Struct):
     """What the session's Agent starts with; the session builds the Agent so that it can hand it its callbacks."""
 
     model: Model | None = None
@@ -77,8 +77,7 @@ class AgentSetup:
     max_retry_delay_ms: int | None = None
 
 
-@dataclass(slots=True)
-class SessionCore:
+class SessionCore(Struct):
     agent: Agent
     manager: SessionManager
     settings: SettingsManager

@@ -7,9 +7,10 @@ The command line's choice is applied on top of the settings, as for the built-in
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
+
+import msgspec.structs
 
 
 def tool_requester(
@@ -19,7 +20,7 @@ def tool_requester(
     from pi.app.tool_patterns import ToolSelection, requests_tool, settings_tool_list
 
     base = selection if isinstance(selection, ToolSelection) else ToolSelection()
-    combined = dataclasses.replace(
+    combined = msgspec.structs.replace(
         base,
         user_default=settings_tool_list(global_settings.get("defaultTools")),
         project_default=settings_tool_list(project_settings.get("defaultTools")),

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct, field
 
 from pi.app.frontmatter import FrontmatterError, flag_field, split_frontmatter, text_field
 from pi.app.ignore_files import IgnoreRules
@@ -31,8 +32,7 @@ _READER_HINTS: dict[str, str] = {
 }
 
 
-@dataclass(slots=True, frozen=True)
-class Skill:
+class Skill(Struct, frozen=True):
     """One skill file found on disk; `source` is where it was found (user, project, path or package).
 
     A skill with `disable_model_invocation` is left out of the prompt and runs only as ``/skill:name``.
@@ -46,8 +46,7 @@ class Skill:
     disable_model_invocation: bool = False
 
 
-@dataclass(slots=True)
-class SkillLoadResult:
+class SkillLoadResult(Struct):
     """The skills `load_skills` found, in discovery order, and the problems it met."""
 
     skills: list[Skill] = field(default_factory=list)

@@ -10,9 +10,10 @@ order, so the model is told only about tools it can call and gets advice that fi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from msgspec import Struct
 
 from pi.app.context_files import ContextFile
 from pi.app.package_docs import DocsPaths
@@ -45,8 +46,7 @@ class PromptTool(Protocol):
     def prompt_guidelines(self) -> list[str]: ...
 
 
-@dataclass(slots=True, frozen=True)
-class PromptSection:
+class PromptSection(Struct, frozen=True):
     """One named part of the system prompt; every section but the preamble renders wrapped in its tag."""
 
     name: str
@@ -56,8 +56,7 @@ class PromptSection:
         return self.content if self.name == "preamble" else f"<{self.name}>\n{self.content}\n</{self.name}>"
 
 
-@dataclass(slots=True)
-class SystemPromptInputs:
+class SystemPromptInputs(Struct):
     """Everything `build_system_prompt` needs; the session fills it from its tools, resources and settings."""
 
     cwd: Path

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 MCP_PREFIX = "mcp__"
 
@@ -60,8 +61,7 @@ def apply_tool_list(current: Sequence[str], entries: Sequence[str], available: S
     ]
 
 
-@dataclass(slots=True, frozen=True)
-class ToolSelection:
+class ToolSelection(Struct, frozen=True):
     """Everything that chooses the starting tools, as the command line and settings give it."""
 
     tools: Sequence[str] | None = None

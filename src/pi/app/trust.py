@@ -20,9 +20,10 @@ import enum
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct
 
 from pi.app.atomic_file import write_atomic
 
@@ -56,8 +57,7 @@ class TrustChoice(enum.Enum):
     DISTRUST_SESSION = "distrust_session"
 
 
-@dataclass(slots=True, frozen=True)
-class TrustDecision:
+class TrustDecision(Struct, frozen=True):
     """Whether the project is trusted for this run, as `resolve_project_trust` decided it."""
 
     trusted: bool

@@ -7,8 +7,9 @@ newest first within the model's window: when it does not all fit, the most recen
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from pi.agent.messages import AgentMessage
 from pi.ai.abort import AbortSignal
@@ -41,8 +42,7 @@ DEFAULT_BRANCH_RESERVE_TOKENS = 16384
 """``branchSummary.reserveTokens``: the collected input is limited to the window minus this."""
 
 
-@dataclass(slots=True)
-class BranchEntries:
+class BranchEntries(Struct):
     entries: list[SessionEntry]
     """The abandoned entries, oldest first."""
     common_ancestor_id: str | None
@@ -50,15 +50,13 @@ class BranchEntries:
     """The latest context edit of each entry on the abandoned branch (applied when summarizing)."""
 
 
-@dataclass(slots=True)
-class BranchPreparation:
+class BranchPreparation(Struct):
     messages: list[AgentMessage]
     file_ops: FileOperations
     total_tokens: int
 
 
-@dataclass(slots=True)
-class BranchSummaryResult:
+class BranchSummaryResult(Struct):
     summary: str | None = None
     read_files: list[str] = field(default_factory=list)
     modified_files: list[str] = field(default_factory=list)

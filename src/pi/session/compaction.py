@@ -10,8 +10,9 @@ appends the result with `SessionManager.append_compaction`, after any extension 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from pi.agent.messages import AgentMessage
 from pi.ai.abort import AbortSignal
@@ -57,8 +58,7 @@ class NothingToCompactError(CompactionError):
     """There is nothing to summarize: the message says why (``Nothing to compact …`` / ``Already compacted``)."""
 
 
-@dataclass(slots=True)
-class CompactionPreparation:
+class CompactionPreparation(Struct):
     first_kept_entry_id: str
     messages_to_summarize: list[AgentMessage]
     turn_prefix_messages: list[AgentMessage]
@@ -72,8 +72,7 @@ class CompactionPreparation:
     """What stays word for word after the summary (for the estimate of the context afterwards)."""
 
 
-@dataclass(slots=True)
-class CompactionResult:
+class CompactionResult(Struct):
     summary: str
     first_kept_entry_id: str
     tokens_before: int
@@ -85,8 +84,7 @@ class CompactionResult:
     """Estimate of the context after compaction: the summary plus the kept messages."""
 
 
-@dataclass(slots=True)
-class BranchView:
+class BranchView(Struct):
     """The part of a branch a compaction works on, as the model sees it."""
 
     path: list[SessionEntry]

@@ -19,9 +19,9 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from msgspec import Struct, field
 from pydantic import ValidationError
 
 from pi.agent.messages import AgentMessage, DeferredMessages
@@ -50,8 +50,7 @@ class ModelRef(NamedTuple):
     model_id: str
 
 
-@dataclass(slots=True)
-class SessionContext:
+class SessionContext(Struct):
     """What the model sees of one branch, and the thinking level and model last chosen on it.
 
     `thinking_level` is ``"off"`` and `model` None when the branch never chose one.
@@ -62,8 +61,7 @@ class SessionContext:
     model: ModelRef | None = None
 
 
-@dataclass(slots=True)
-class DeferredSessionContext:
+class DeferredSessionContext(Struct):
     """A `SessionContext` whose messages are built on first read (see `DeferredContextMessages`)."""
 
     messages: DeferredContextMessages
@@ -71,8 +69,7 @@ class DeferredSessionContext:
     model: ModelRef | None = None
 
 
-@dataclass(slots=True, frozen=True)
-class ProjectedMessage:
+class ProjectedMessage(Struct, frozen=True):
     """One message of the context and the entry it comes from (a compaction gives two: checkpoint, summary)."""
 
     entry: SessionEntry

@@ -12,7 +12,8 @@ points follow what the model would really be sent.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from pi.agent.messages import AgentMessage
 from pi.session.context import edited_message, entry_to_message, is_system_entry
@@ -30,15 +31,13 @@ _CUT_ROLES = frozenset({"user", "assistant", "bashExecution", "custom", "branchS
 _TURN_START_ROLES = frozenset({"user", "bashExecution"})
 
 
-@dataclass(slots=True, frozen=True)
-class ContextItem:
+class ContextItem(Struct, frozen=True):
     entry: SessionEntry
     message: AgentMessage | None
     """What the entry contributes to the context now (edits applied); None for nothing."""
 
 
-@dataclass(slots=True, frozen=True)
-class CutPoint:
+class CutPoint(Struct, frozen=True):
     first_kept_entry_index: int
     turn_start_index: int
     """Start of the turn the cut falls in, when the cut splits a turn; else -1."""

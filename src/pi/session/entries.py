@@ -10,9 +10,9 @@ reading its lines, and a message this version cannot parse is still written back
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
+from msgspec import Struct, field
 from pydantic import Field, TypeAdapter, ValidationError
 
 from pi.agent.messages import AgentMessage, to_jsonable
@@ -89,15 +89,14 @@ def parse_messages(entries: list[MessageEntry]) -> None:
 # --- entries --------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True, kw_only=True)
-class _Entry:
+class _Entry(Struct, kw_only=True):
     """Fields every tree entry has. `extra` holds JSON fields this version does not know."""
 
     id: str
     parent_id: str | None
     timestamp: str = field(default_factory=iso_now)
     extra: dict[str, Any] = field(default_factory=dict)
-    key_order: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
+    key_order: tuple[str, ...] | None = None
     """The JSON key order of the line this entry was read from, when it differs from pi's usual one."""
 
     FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = ()
@@ -118,14 +117,13 @@ class _Entry:
         return reorder(out, self.key_order) if self.key_order is not None else out
 
 
-@dataclass(slots=True, kw_only=True)
-class MessageEntry(_Entry):
+class MessageEntry(_Entry, kw_only=True):
     """One message of the conversation; `parsed` caches the object built from `message_json`."""
 
     type: Literal["message"] = "message"
     message_json: dict[str, Any]
     """The message as stored (pi's camelCase JSON): what is written back, unknown fields included."""
-    parsed: AgentMessage | None = field(default=None, repr=False, compare=False)
+    parsed: AgentMessage | None = None
 
     FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("message_json", "message", True),)
 
@@ -154,8 +152,7 @@ class MessageEntry(_Entry):
         return role if isinstance(role, str) else None
 
 
-@dataclass(slots=True, kw_only=True)
-class ThinkingLevelChangeEntry(_Entry):
+class ThinkingLevelChangeEntry(_Entry, kw_only=True):
     """Records a change of thinking level; the latest one on a branch is restored when the branch is resumed."""
 
     type: Literal["thinking_level_change"] = "thinking_level_change"
@@ -164,8 +161,7 @@ class ThinkingLevelChangeEntry(_Entry):
     FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("thinking_level", "thinkingLevel", True),)
 
 
-@dataclass(slots=True, kw_only=True)
-class ModelChangeEntry(_Entry):
+class ModelChangeEntry(_Entry, kw_only=True):
     """Records a change of model; on resume, the latest such entry or assistant reply on the branch names the model."""
 
     type: Literal["model_change"] = "model_change"
@@ -178,8 +174,7 @@ class ModelChangeEntry(_Entry):
     )
 
 
-@dataclass(slots=True, kw_only=True)
-class CompactionEntry(_Entry):
+class CompactionEntry(_Entry, kw_only=True):
     """History before `first_kept_entry_id` on this branch is replaced by `summary` in the context."""
 
     type: Literal["compaction"] = "compaction"
@@ -211,8 +206,7 @@ class CompactionEntry(_Entry):
         return self.first_kept_entry_id == self.id
 
 
-@dataclass(slots=True, kw_only=True)
-class BranchSummaryEntry(_Entry):
+class BranchSummaryEntry(_Entry, kw_only=True):
     """What happened on a branch the user left; `from_id` is the leaf before navigating, or ``"root"``."""
 
     type: Literal["branch_summary"] = "branch_summary"
@@ -232,8 +226,7 @@ class BranchSummaryEntry(_Entry):
     )
 
 
-@dataclass(slots=True, kw_only=True)
-class CustomEntry(_Entry):
+class CustomEntry(_Entry, kw_only=True):
     """An extension's state; never sent to the model."""
 
     type: Literal["custom"] = "custom"
@@ -243,8 +236,7 @@ class CustomEntry(_Entry):
     FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("custom_type", "customType", True), ("data", "data", False))
 
 
-@dataclass(slots=True, kw_only=True)
-class CustomMessageEntry(_Entry):
+class CustomMessageEntry(_Entry, kw_only=True):
     """An extension's message; reaches the model as a user message."""
 
     type: Literal["custom_message"] = "custom_message"
@@ -262,8 +254,7 @@ class CustomMessageEntry(_Entry):
     )
 
 
-@dataclass(slots=True, kw_only=True)
-class LabelEntry(_Entry):
+class LabelEntry(_Entry, kw_only=True):
     """Sets (or with no `label`, clears) the bookmark of `target_id`."""
 
     type: Literal["label"] = "label"
@@ -273,8 +264,7 @@ class LabelEntry(_Entry):
     FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("target_id", "targetId", True), ("label", "label", False))
 
 
-@dataclass(slots=True, kw_only=True)
-class SessionInfoEntry(_Entry):
+class SessionInfoEntry(_Entry, kw_only=True):
     """The session's display name; the latest one wins."""
 
     type: Literal["session_info"] = "session_info"
@@ -283,8 +273,7 @@ class SessionInfoEntry(_Entry):
     FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("name", "name", False),)
 
 
-@dataclass(slots=True, kw_only=True)
-class UsageEntry(_Entry):
+class UsageEntry(_Entry, kw_only=True):
     """Model work outside the conversation (e.g. ``kind:"cache_warm"``): counts toward totals, never in context."""
 
     type: Literal["usage"] = "usage"
@@ -304,8 +293,7 @@ class UsageEntry(_Entry):
     )
 
 
-@dataclass(slots=True, kw_only=True)
-class ContextEditEntry(_Entry):
+class ContextEditEntry(_Entry, kw_only=True):
     """An append-only edit of what an earlier entry contributes to the model's context.
 
     `replacement` None omits the target from future requests; ``{"content": ...}`` replaces its
@@ -322,8 +310,7 @@ class ContextEditEntry(_Entry):
     )
 
 
-@dataclass(slots=True, kw_only=True)
-class UnknownEntry(_Entry):
+class UnknownEntry(_Entry, kw_only=True):
     """An entry this version cannot read (a newer type, or a known type with a broken shape), kept verbatim."""
 
     type: str

@@ -7,15 +7,15 @@ the entry's details; the next compaction starts from those lists, which keeps th
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from pi.agent.messages import AgentMessage
 from pi.ai.types import AssistantMessage, ToolCall
 
 
-@dataclass(slots=True)
-class FileOperations:
+class FileOperations(Struct):
     read: set[str] = field(default_factory=set)
     written: set[str] = field(default_factory=set)
     edited: set[str] = field(default_factory=set)

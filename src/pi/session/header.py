@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Container
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 CURRENT_SESSION_VERSION = 3
 
@@ -56,8 +57,7 @@ def reorder(data: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
 # --- header ---------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True, kw_only=True)
-class SessionHeader:
+class SessionHeader(Struct, kw_only=True):
     """Line 1 of a session file; not part of the entry tree."""
 
     type: Literal["session"] = "session"
@@ -68,7 +68,7 @@ class SessionHeader:
     parent_session: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     """Keys this version does not know (custom metadata): kept and written back."""
-    key_order: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
+    key_order: tuple[str, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

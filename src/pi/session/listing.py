@@ -7,10 +7,11 @@ conversation last moved, not message objects. Files that are not sessions are le
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from pi.session.entries import SessionHeader, iso_to_ms
 from pi.session.ids import normalize_session_name
@@ -18,8 +19,7 @@ from pi.session.migrate import migrate_lines
 from pi.session.storage import default_session_dir, read_header, read_session_file, sessions_root
 
 
-@dataclass(slots=True, frozen=True)
-class SessionInfo:
+class SessionInfo(Struct, frozen=True):
     """A summary of one session file for pickers and ``--session`` lookups; `created` and `modified` are in UTC."""
 
     path: Path
@@ -37,8 +37,7 @@ class SessionInfo:
     """Every user and assistant text, for search."""
 
 
-@dataclass(slots=True, frozen=True)
-class FoundSession:
+class FoundSession(Struct, frozen=True):
     """A session found by id prefix, and whether it belongs to the current project."""
 
     info: SessionInfo

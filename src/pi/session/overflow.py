@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from pi.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 from pi.session.compaction import CompactionPreparation, branch_view, preparation_at
@@ -43,8 +44,7 @@ class PromptTooLargeError(ValueError):
         )
 
 
-@dataclass(slots=True, frozen=True)
-class ToolResultShrink:
+class ToolResultShrink(Struct, frozen=True):
     """A tool result to shorten in the context: append ``context_edit(target_id, replacement)`` for it."""
 
     target_id: str
@@ -55,8 +55,7 @@ class ToolResultShrink:
     """``{"content": [text block]}``: the start of the output and the notice."""
 
 
-@dataclass(slots=True)
-class OverflowPlan:
+class OverflowPlan(Struct):
     preparation: CompactionPreparation | None
     """What to summarize (None when nothing before the kept part is left to summarize)."""
     shrinks: list[ToolResultShrink] = field(default_factory=list)

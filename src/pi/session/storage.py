@@ -16,10 +16,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from msgspec import Struct, field
 from pydantic_core import from_json
 
 from pi.atomic_file import write_file_atomically
@@ -35,8 +35,7 @@ def invalid_session_file(path: str | Path) -> SessionFileError:
     return SessionFileError(f"Session file is not a valid pi session: {path}")
 
 
-@dataclass(slots=True)
-class RawSessionFile:
+class RawSessionFile(Struct):
     """The parsed lines of a file, before migration and typing."""
 
     lines: list[dict[str, Any]] = field(default_factory=list)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Protocol
+
+from msgspec import Struct
 
 from pi.ai.abort import AbortSignal
 from pi.ai.options import StreamOptions
@@ -33,8 +34,7 @@ class CompleteFn(Protocol):
     def __call__(self, model: Model, context: Context, options: StreamOptions, /) -> Awaitable[AssistantMessage]: ...
 
 
-@dataclass(slots=True, frozen=True)
-class RetryAttempt:
+class RetryAttempt(Struct, frozen=True):
     """A summary request that failed and is about to be sent again."""
 
     attempt: int
@@ -44,8 +44,7 @@ class RetryAttempt:
     error_message: str
 
 
-@dataclass(slots=True)
-class SummaryRetry:
+class SummaryRetry(Struct):
     """The ``retry`` settings for summary requests, with hooks for the ``summarization_retry_*`` events.
 
     Each backoff is ``base_delay_ms · 2^(attempt−1)``, capped at `max_delay_ms` (``retry.maxAgentDelayMs``).
@@ -67,8 +66,7 @@ class SummaryRetry:
         return min(delay, self.max_delay_ms) if self.max_delay_ms > 0 else delay
 
 
-@dataclass(slots=True)
-class SummaryRequest:
+class SummaryRequest(Struct):
     """How to reach the summarizing model; the same for every request of one compaction."""
 
     model: Model | None
@@ -82,8 +80,7 @@ class SummaryRequest:
     retry: SummaryRetry | None = None
 
 
-@dataclass(slots=True)
-class SummaryReply:
+class SummaryReply(Struct):
     text: str
     usage: Usage
 

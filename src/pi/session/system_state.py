@@ -8,16 +8,16 @@ context in order gives the current state; `system_message_patch` computes the ne
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from pi.agent.messages import AgentMessage
 from pi.ai.types import TextContent
 from pi.session.messages import SystemMessage
 
 
-@dataclass(slots=True)
-class SystemState:
+class SystemState(Struct):
     """The system prompt and tools after replaying a transcript's system messages in order."""
 
     content: str = ""

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+from msgspec import Struct
 
 from pi.agent.messages import AgentMessage
 from pi.ai.types import (
@@ -43,8 +44,7 @@ class CompactionSettingsLike(Protocol):
     def keep_recent_tokens(self) -> int: ...
 
 
-@dataclass(slots=True, frozen=True)
-class CompactionSettings:
+class CompactionSettings(Struct, frozen=True):
     """The ``compaction`` settings, budgets in tokens; the field defaults are pi's defaults."""
 
     enabled: bool = True
@@ -99,8 +99,7 @@ def calculate_context_tokens(usage: Usage) -> int:
     return usage.total_tokens or usage.input + usage.output + usage.cache_read + usage.cache_write
 
 
-@dataclass(slots=True, frozen=True)
-class ContextTokenEstimate:
+class ContextTokenEstimate(Struct, frozen=True):
     """How many tokens a list of messages fills: `tokens` is `usage_tokens` plus `trailing_tokens`.
 
     `last_usage_index` is the index of the reply whose usage was used, None when every message was estimated.

@@ -5,17 +5,17 @@ Trees are built without recursion: a session of 20,000 linear entries is a tree 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec.structs
+from msgspec import Struct, field
 
 from pi.session.entries import LabelEntry, SessionEntry, UnknownEntry
 
 
-@dataclass(slots=True)
-class SessionTreeNode:
+class SessionTreeNode(Struct):
     """One entry of the session tree with its children and, when it is bookmarked, its label."""
 
     entry: SessionEntry
@@ -26,8 +26,7 @@ class SessionTreeNode:
     """When the label was set (the label entry's timestamp)."""
 
 
-@dataclass(slots=True, frozen=True)
-class Label:
+class Label(Struct, frozen=True):
     """The current bookmark of an entry: the text and ISO timestamp of the latest label entry that set it."""
 
     text: str
@@ -135,9 +134,9 @@ def without_labels(path: Sequence[SessionEntry]) -> list[SessionEntry]:
         parent_id = out[-1].id if out else None
         if entry.parent_id != parent_id:
             if isinstance(entry, UnknownEntry):
-                entry = dataclasses.replace(entry, parent_id=parent_id, data={**entry.data, "parentId": parent_id})
+                entry = msgspec.structs.replace(entry, parent_id=parent_id, data={**entry.data, "parentId": parent_id})
             else:
-                entry = dataclasses.replace(entry, parent_id=parent_id)
+                entry = msgspec.structs.replace(entry, parent_id=parent_id)
         out.append(entry)
     return out
 

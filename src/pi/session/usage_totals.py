@@ -12,12 +12,12 @@ serves all of them, tolerant of hand-edited entries.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
+from msgspec import Struct
 
-@dataclass(slots=True)
-class UsageTotals:
+
+class UsageTotals(Struct):
     """Token counts in the statistics' keys, and the cost in dollars."""
 
     input: int = 0

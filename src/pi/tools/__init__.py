@@ -9,8 +9,9 @@ default; SSH, a container or a test double through its Operations).
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+from msgspec import Struct
 
 from pi.agent.tool import AgentTool
 
@@ -110,8 +111,7 @@ DEFAULT_ACTIVE_TOOL_NAMES: tuple[ToolName, ...] = ("read", "bash", "edit", "writ
 READ_ONLY_TOOL_NAMES: tuple[ToolName, ...] = ("read", "grep", "find", "ls")
 
 
-@dataclass(slots=True)
-class ToolsOptions:
+class ToolsOptions(Struct):
     """Options for each built-in tool, by tool name."""
 
     read: ReadToolOptions | None = None

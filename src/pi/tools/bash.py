@@ -18,9 +18,9 @@ import shutil
 import signal as signals
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from msgspec import Struct, field
 from pydantic import ConfigDict, Field
 
 from pi.agent.tool import JSON_SCHEMA_PREFERRED, AgentTool, AgentToolResult, OnToolUpdate
@@ -85,8 +85,7 @@ class BashOperations(Protocol):
     ) -> ExecResult: ...
 
 
-@dataclass(slots=True, frozen=True)
-class LocalBashOperations:
+class LocalBashOperations(Struct, frozen=True):
     """The default `BashOperations`: runs commands as local processes with `run_shell_command`.
 
     `shell_path` is the configured shell (settings ``shellPath``); None picks bash, else ``sh``.
@@ -114,8 +113,7 @@ def create_local_bash_operations(shell_path: str | None = None) -> BashOperation
     return LocalBashOperations(shell_path)
 
 
-@dataclass(slots=True)
-class BashExecution:
+class BashExecution(Struct):
     """One command about to run; `prepare` and `spawn_hook` may rewrite any field."""
 
     command: str
@@ -136,8 +134,7 @@ SpawnHook = Callable[[BashExecution], BashExecution]
 CommandEnvironment = Callable[[], Mapping[str, str]]
 
 
-@dataclass(slots=True)
-class BashToolOptions:
+class BashToolOptions(Struct):
     """How `create_bash_tool` runs commands; fields left None mean local processes, no hooks and no default timeout."""
 
     operations: BashOperations | None = None

@@ -9,8 +9,9 @@ differently from the patches pi writes into session files.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Literal, overload
+
+from msgspec import Struct
 
 Op = Literal[" ", "-", "+"]
 _EQUAL: Op = " "
@@ -106,8 +107,7 @@ class TextLines(Sequence[str]):
         return position
 
 
-@dataclass(slots=True, frozen=True)
-class DiffPart:
+class DiffPart(Struct, frozen=True):
     op: Op
     tokens: Sequence[str]
     """Lines with their newline kept."""
@@ -280,8 +280,7 @@ def _strip_newline(token: str) -> str:
 # --- numbered display diff ------------------------------------------------------------------------
 
 
-@dataclass(slots=True, frozen=True)
-class DiffResult:
+class DiffResult(Struct, frozen=True):
     diff: str
     first_changed_line: int | None
     """Line number in the new text of the first change, for jumping there in an editor."""
@@ -348,8 +347,7 @@ def generate_diff_string(
 # --- unified patch --------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class _Hunk:
+class _Hunk(Struct):
     old_start: int
     new_start: int
     lines: list[tuple[Op, str]]

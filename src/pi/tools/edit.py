@@ -13,9 +13,9 @@ import asyncio
 import errno
 import os
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from msgspec import Struct
 from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic.dataclasses import dataclass as pydantic_dataclass
@@ -191,8 +191,7 @@ PROMPT_GUIDELINES = [
 ]
 
 
-@dataclass(slots=True)
-class EditToolOptions:
+class EditToolOptions(Struct):
     """How `create_edit_tool` edits files; with no `operations` it works on the local file system."""
 
     operations: EditOperations | None = None

@@ -17,8 +17,9 @@ import itertools
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 LineEnding = Literal["\r\n", "\n"]
 
@@ -174,14 +175,12 @@ def normalize_for_fuzzy_match(text: str, *, collapse_whitespace: bool = False) -
 # --- applying edits -------------------------------------------------------------------------------
 
 
-@dataclass(slots=True, frozen=True)
-class Replacement:
+class Replacement(Struct, frozen=True):
     old_text: str
     new_text: str
 
 
-@dataclass(slots=True, frozen=True)
-class _Match:
+class _Match(Struct, frozen=True):
     edit_index: int
     start: int
     length: int
@@ -192,8 +191,7 @@ class _Match:
         return self.start + self.length
 
 
-@dataclass(slots=True, frozen=True)
-class AppliedEdits:
+class AppliedEdits(Struct, frozen=True):
     base_content: str
     """The file as matched against: BOM removed, LF line endings."""
     new_content: str
@@ -394,8 +392,7 @@ def _line_splices(original: str, fuzzy: str, ordered: Sequence[_Match]) -> list[
 # --- whole-file pipeline --------------------------------------------------------------------------
 
 
-@dataclass(slots=True, frozen=True)
-class EditOutcome:
+class EditOutcome(Struct, frozen=True):
     base_content: str
     """Original text, BOM removed, LF endings (what diffs are computed from)."""
     new_content: str

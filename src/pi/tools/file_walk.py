@@ -17,8 +17,9 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 # --- globs ---------------------------------------------------------------------------------------------
 
@@ -102,8 +103,7 @@ def compile_glob(glob: str, ignore_case: bool = False) -> re.Pattern[str]:
 # --- ignore files --------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True, frozen=True)
-class IgnoreRule:
+class IgnoreRule(Struct, frozen=True):
     regex: re.Pattern[str]
     negated: bool
     dir_only: bool
@@ -161,8 +161,7 @@ def _rules_verdict(rules: tuple[IgnoreRule, ...], relative: str, name: str, is_d
 _CATEGORIES = (".rgignore", ".ignore", ".gitignore")
 
 
-@dataclass(slots=True, frozen=True)
-class _DirRules:
+class _DirRules(Struct, frozen=True):
     directory: str
     by_category: tuple[tuple[IgnoreRule, ...], ...]
     """Rules of .rgignore, .ignore, .gitignore (in that order), empty where the file is absent or unused."""

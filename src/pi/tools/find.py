@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
+from msgspec import Struct
 from pydantic import Field
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
@@ -70,8 +70,7 @@ class LocalFindOperations:
         return None
 
 
-@dataclass(slots=True)
-class FindToolOptions:
+class FindToolOptions(Struct):
     operations: FindOperations | None = None
 
 

@@ -8,9 +8,9 @@ or narrow the pattern instead of trusting a partial answer.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Protocol
 
+from msgspec import Struct
 from pydantic import ConfigDict, Field
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
@@ -66,8 +66,7 @@ class LocalGrepOperations:
         return os.stat(path).st_mode & 0o170000 == 0o040000
 
 
-@dataclass(slots=True)
-class GrepToolOptions:
+class GrepToolOptions(Struct):
     operations: GrepOperations | None = None
 
 

@@ -16,8 +16,9 @@ import io
 import math
 import struct
 from collections.abc import Awaitable, Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
+
+from msgspec import Struct, field
 
 if TYPE_CHECKING:
     from pi.ai.types import ImageResize
@@ -125,8 +126,7 @@ def unsupported_image_note(mime_type: str) -> str:
 # --- processing -----------------------------------------------------------------------------------
 
 
-@dataclass(slots=True, frozen=True)
-class ProcessedImage:
+class ProcessedImage(Struct, frozen=True):
     """Either an attachment (`data` is base64) or, when `ok` is false, a note that replaces it."""
 
     ok: bool
@@ -136,8 +136,7 @@ class ProcessedImage:
     message: str = ""
 
 
-@dataclass(slots=True, frozen=True)
-class _Limits:
+class _Limits(Struct, frozen=True):
     max_width: int = MAX_IMAGE_WIDTH
     max_height: int = MAX_IMAGE_HEIGHT
     max_bytes: int = MAX_INLINE_BASE64_BYTES

@@ -11,9 +11,9 @@ import asyncio
 import os
 import stat
 import unicodedata
-from dataclasses import dataclass
 from typing import Protocol
 
+from msgspec import Struct
 from pydantic import Field
 
 from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
@@ -64,8 +64,7 @@ class LocalLsOperations:
         return await asyncio.to_thread(os.listdir, path)
 
 
-@dataclass(slots=True)
-class LsToolOptions:
+class LsToolOptions(Struct):
     operations: LsOperations | None = None
 
 

@@ -14,7 +14,8 @@ import os
 import re
 import secrets
 import tempfile
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from pi.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, truncate_tail
 
@@ -27,8 +28,7 @@ def sanitize_output(text: str) -> str:
     return _UNPRINTABLE.sub("", text)
 
 
-@dataclass(slots=True, frozen=True)
-class OutputSnapshot:
+class OutputSnapshot(Struct, frozen=True):
     text: str
     """The tail of the output, cut to the limits, without any notice."""
     truncation: TruncationResult

@@ -18,9 +18,9 @@ import os
 import shlex
 import stat
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from typing import Protocol
 
+from msgspec import Struct
 from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic.dataclasses import dataclass as pydantic_dataclass
@@ -292,8 +292,7 @@ DESCRIPTION = (
 )
 
 
-@dataclass(slots=True)
-class ReadToolOptions:
+class ReadToolOptions(Struct):
     """How `create_read_tool` reads files and handles images; with no `operations` it reads the local file system."""
 
     operations: ReadOperations | None = None

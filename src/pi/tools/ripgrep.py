@@ -17,8 +17,9 @@ import re
 import signal as signal_module
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
+
+from msgspec import Struct, field
 
 from pi.ai.abort import AbortSignal
 from pi.tools.file_walk import GlobOverrides, WalkAborted, find_git_root, walk_files
@@ -44,8 +45,7 @@ def find_rg() -> str | None:
 # --- content search --------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True, frozen=True)
-class GrepLine:
+class GrepLine(Struct, frozen=True):
     path: str
     """Absolute path of the file."""
     line_number: int
@@ -55,8 +55,7 @@ class GrepLine:
     """False for a context line around a match."""
 
 
-@dataclass(slots=True)
-class SearchOutcome:
+class SearchOutcome(Struct):
     lines: list[GrepLine] = field(default_factory=list)
     """Matches and their context, each line once (overlapping context is merged), in file order."""
     match_count: int = 0
@@ -66,8 +65,7 @@ class SearchOutcome:
     """Messages for files that could not be read; the search went on without them."""
 
 
-@dataclass(slots=True, frozen=True)
-class GrepQuery:
+class GrepQuery(Struct, frozen=True):
     pattern: str
     search_path: str
     ignore_case: bool = False
@@ -330,8 +328,7 @@ async def search(query: GrepQuery, signal: AbortSignal | None = None) -> SearchO
 # --- listing files --------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True, frozen=True)
-class ListQuery:
+class ListQuery(Struct, frozen=True):
     search_path: str
 
 

@@ -22,8 +22,9 @@ import signal as signals
 import subprocess
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from pi.ai.abort import AbortSignal
 from pi.tools.output_capture import OutputCapture, OutputSnapshot, sanitize_output  # with the runner, for callers
@@ -71,8 +72,7 @@ class CommandTimedOut(Exception):
         self.shell_exit_seconds = shell_exit_seconds
 
 
-@dataclass(slots=True, frozen=True)
-class ExecResult:
+class ExecResult(Struct, frozen=True):
     """How a shell command ended; its output already went to the caller's `on_data`, chunk by chunk."""
 
     exit_code: int | None
@@ -80,8 +80,7 @@ class ExecResult:
     signal_name: str | None = None
 
 
-@dataclass(slots=True, frozen=True)
-class ShellConfig:
+class ShellConfig(Struct, frozen=True):
     """The shell program and the arguments placed before the command, e.g. ``/bin/bash -c <command>``."""
 
     shell: str

@@ -13,9 +13,9 @@ import asyncio
 import errno
 import os
 import re
-from dataclasses import dataclass
 from typing import Protocol
 
+from msgspec import Struct
 from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
@@ -100,8 +100,7 @@ def _write_error(exc: OSError, syscall: str, path: str) -> FileToolError:
     return FileToolError(f"{message}\n{next_step}" if next_step else message)
 
 
-@dataclass(slots=True)
-class WriteToolOptions:
+class WriteToolOptions(Struct):
     """How `create_write_tool` writes files; with no `operations` it works on the local file system."""
 
     operations: WriteOperations | None = None

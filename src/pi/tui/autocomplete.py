@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from pi.tui.autocomplete_paths import complete_path, token_before_cursor
 from pi.tui.fuzzy import fuzzy_filter, fuzzy_match
@@ -23,8 +24,7 @@ _SLASH_RE = re.compile(r"^\s*/(\S*)$")
 _ARGS_RE = re.compile(r"^\s*/(\S+) (.*)$", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
-class SlashCommand:
+class SlashCommand(Struct, frozen=True):
     """A command shown in the ``/`` menu. ``source`` is a tag such as ``u``, ``p:git:host/x@v``."""
 
     name: str
@@ -33,16 +33,14 @@ class SlashCommand:
     source: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Completion(SelectItem):
+class Completion(SelectItem, frozen=True):
     """A list row plus what accepting it inserts (``insert``) and whether the list stays open."""
 
     insert: str = ""
     keep_open: bool = False
 
 
-@dataclass(slots=True)
-class Suggestions:
+class Suggestions(Struct):
     """Items for the text in ``[start, end)`` of the current line; ``kind`` names the provider."""
 
     items: list[Completion]

@@ -9,8 +9,9 @@ done before the first frame. Each capability can be forced: the `terminal.trueCo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from pi.tui.theme import ColorMode
 
@@ -24,8 +25,7 @@ _TRUECOLOR_PROGRAMS = ("iTerm.app", "WezTerm", "ghostty", "vscode", "Hyper", "Ta
 _LINK_PROGRAMS = ("iTerm.app", "WezTerm", "ghostty", "vscode", "Hyper", "Tabby", "rio")
 
 
-@dataclass(frozen=True)
-class TerminalCapabilities:
+class TerminalCapabilities(Struct, frozen=True):
     """One answer for the whole UI; `images` is None when no image protocol is usable."""
 
     true_color: bool

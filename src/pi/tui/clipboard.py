@@ -16,7 +16,8 @@ import os
 import shutil
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 __all__ = ["ClipboardResult", "copy_to_clipboard", "native_commands", "osc52_sequence"]
 
@@ -25,8 +26,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_TIMEOUT = 2.0
 
 
-@dataclass(frozen=True)
-class ClipboardResult:
+class ClipboardResult(Struct, frozen=True):
     """How the text was copied: `native` names the tool that succeeded, `osc52` says whether OSC 52 was sent."""
 
     native: str | None

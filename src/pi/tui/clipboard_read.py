@@ -17,7 +17,8 @@ import contextlib
 import shutil
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 __all__ = ["IMAGE_TYPES", "ClipboardContent", "ClipboardReadError", "read_clipboard"]
 
@@ -28,8 +29,7 @@ class ClipboardReadError(Exception):
     """The clipboard could not be read; the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
-class ClipboardContent:
+class ClipboardContent(Struct, frozen=True):
     text: str = ""
     image: bytes | None = None
     mime: str | None = None

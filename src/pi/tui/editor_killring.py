@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
 class KillRing:
@@ -39,8 +39,7 @@ class KillRing:
         return len(self._entries)
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(Struct, frozen=True):
     """Editor state that undo restores."""
 
     text: str

@@ -7,15 +7,15 @@ between graphemes); paste markers are never split unless they alone are wider th
 from __future__ import annotations
 
 from collections.abc import Container
-from dataclasses import dataclass
 from itertools import pairwise
+
+from msgspec import Struct
 
 from pi.tui.editor_text import unit_bounds
 from pi.tui.text_width import visible_width
 
 
-@dataclass(frozen=True, slots=True)
-class VisualLine:
+class VisualLine(Struct, frozen=True):
     """Part of logical line ``line``: offsets ``start``..``end`` into it, and the line's text offset."""
 
     line: int

@@ -9,8 +9,9 @@ above ``scoped-models`` above ``import``. Higher scores are better.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
+
+from msgspec import Struct
 
 T = TypeVar("T")
 
@@ -23,8 +24,7 @@ _GAP_PENALTY = 0.2
 _LENGTH_PENALTY = 0.01
 
 
-@dataclass(frozen=True, slots=True)
-class FuzzyMatch:
+class FuzzyMatch(Struct, frozen=True):
     """A successful match: its score and the matched character positions in the text."""
 
     score: float

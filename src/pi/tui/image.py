@@ -24,7 +24,8 @@ import itertools
 import re
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from pi.tui.capabilities import ImageProtocol
 from pi.tui.text_width import truncate_to_width
@@ -126,8 +127,7 @@ def _kitty_delete(image_id: int, data_too: bool = False) -> str:
     return f"\x1b_Ga=d,d={'I' if data_too else 'i'},i={image_id},q=2\x1b\\"
 
 
-@dataclass(frozen=True)
-class _Spec:
+class _Spec(Struct, frozen=True):
     image_id: int
     columns: int
     rows: int

@@ -8,9 +8,10 @@ then costs the trailing block only, and a long reply streams in linear time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from pi.tui.markdown_blocks import BlockRenderer, Node, build_tree
 from pi.tui.markdown_inline import TextStyle, protect_escapes
@@ -29,8 +30,7 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 
 
-@dataclass
-class _Block:
+class _Block(Struct):
     """One top-level block: its source and its rendered lines per width."""
 
     source: str

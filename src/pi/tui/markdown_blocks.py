@@ -6,8 +6,9 @@ no wider than the width it is given.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from pi.tui.markdown_highlight import highlight_lines
 from pi.tui.markdown_inline import InlineRenderer, TextStyle, restore_escapes
@@ -23,8 +24,7 @@ HR_MAX = 80
 NESTED_LIST_INDENT = 4
 
 
-@dataclass
-class Node:
+class Node(Struct):
     """One block token with its children (``inline`` holds the inline tokens, if any)."""
 
     token: Token

@@ -6,8 +6,9 @@ of the underlying lines left and right of it keep their styles.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from pi.tui.component import Component
 from pi.tui.text_width import pad_to_width, slice_columns
@@ -17,8 +18,7 @@ __all__ = ["Anchor", "Overlay", "composite"]
 Anchor = Literal["center", "top", "top-right", "top-left", "bottom", "bottom-right", "bottom-left"]
 
 
-@dataclass(eq=False)
-class Overlay:
+class Overlay(Struct, eq=False):
     """A component placed over the screen. `width` is cells, a fraction of the screen, or None (80 max)."""
 
     component: Component

@@ -16,8 +16,9 @@ are `tui.altScreen.search`, `searchNext`, `searchPrevious` and `searchClose`.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from pi.tui.input_buffer import PASTE_END, PASTE_START
 from pi.tui.keybindings import format_key
@@ -35,8 +36,7 @@ SEARCH_BOX_WIDTH = 44
 CURRENT_STYLE = "\x1b[1;7m"
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(Struct, frozen=True):
     """A match on document line `line`, cells [start, end)."""
 
     line: int

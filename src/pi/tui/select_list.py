@@ -9,8 +9,9 @@ The same row layout draws the editor's autocomplete list.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from pi.tui.fuzzy import fuzzy_filter
 from pi.tui.input import Input
@@ -24,8 +25,7 @@ DESCRIPTION_MIN_WIDTH = 40
 COLUMN_GAP = 2
 
 
-@dataclass(frozen=True, slots=True)
-class SelectItem:
+class SelectItem(Struct, frozen=True):
     """One option: ``value`` is what the caller gets back, ``label`` what is shown."""
 
     value: str

@@ -14,8 +14,9 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+
+from msgspec import Struct
 
 from pi.tui.clipboard import ClipboardResult, copy_to_clipboard, osc52_sequence
 from pi.tui.text_width import slice_columns, strip_ansi, visible_width
@@ -46,8 +47,7 @@ Copier = Callable[[str], Awaitable[ClipboardResult]]
 Unit = Literal["char", "word", "line"]
 
 
-@dataclass(frozen=True, order=True)
-class Point:
+class Point(Struct, frozen=True, order=True):
     """A cell of the document: line index and 0-based cell column."""
 
     line: int

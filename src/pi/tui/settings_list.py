@@ -9,8 +9,9 @@ or opens its submenu; changes are reported through ``on_change`` right away.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from pi.tui.fuzzy import fuzzy_filter
 from pi.tui.input import Input
@@ -30,8 +31,7 @@ LABEL_MAX = 32
 SubmenuFactory = Callable[[str, Callable[[str | None], None]], "Focusable"]
 
 
-@dataclass(slots=True)
-class SettingItem:
+class SettingItem(Struct):
     """One setting. ``values`` are cycled by Enter/Space; ``submenu`` opens a component instead."""
 
     id: str

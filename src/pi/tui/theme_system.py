@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from pi.tui.color import RGB, contrast_ratio, okhsl_to_rgb, relative_luminance, rgb_to_okhsl
 from pi.tui.theme import BG_TOKENS, Appearance, Color, ColorMode, Theme
@@ -23,8 +24,7 @@ _TEXT_FAMILY = frozenset(("text", "userMessageText", "toolTitle"))
 _REFERENCE_BG_LIGHTNESS = {"dark": 0.16, "light": 0.94}
 
 
-@dataclass
-class TerminalPalette:
+class TerminalPalette(Struct):
     """Colours a terminal reported (OSC 10/11 for fg/bg, OSC 4 for the ANSI slots); any may be missing."""
 
     foreground: RGB | None = None

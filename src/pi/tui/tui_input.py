@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from pi.tui.tui import TUI
@@ -15,8 +16,7 @@ _MOUSE_RE = re.compile(r"^\x1b\[<(\d+);(\d+);(\d+)([Mm])$")
 _PROMPT_MARK = "\x1b]133;A"
 
 
-@dataclass(frozen=True)
-class MouseEvent:
+class MouseEvent(Struct, frozen=True):
     """An SGR mouse report; `row`/`col` are 0-based screen cells."""
 
     button: int

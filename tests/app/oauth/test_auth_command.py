@@ -1,10 +1,10 @@
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 from pathlib import Path
 
+import msgspec.structs
 import pytest
 
 from pi.app.oauth.auth_command import run_auth_command
@@ -80,7 +80,7 @@ def test_check_not_ready_and_invalid(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_check_invalid_when_the_refresh_is_refused(tmp_path: Path, stub: ScriptedServer) -> None:
     clock = FakeClock()
     table = ProviderTable()
-    ctx = OAuthContext(dataclasses.replace(table, anthropic=table.anthropic.with_base(stub.url)), clock)
+    ctx = OAuthContext(msgspec.structs.replace(table, anthropic=table.anthropic.with_base(stub.url)), clock)
     _write_auth(tmp_path, {"anthropic": {"type": "oauth", "access": "a", "refresh": "r", "expires": 0}})
     assert _run(tmp_path, "check", "--provider", "anthropic", "--no-refresh", context=ctx)[0:2] == (1, "not_ready\n")
     stub.queue(json_response(400, {"error": "invalid_grant"}))
@@ -111,7 +111,7 @@ def test_unknown_subcommand(tmp_path: Path) -> None:
 
 def test_failed_and_cancelled_logins(tmp_path: Path, stub: ScriptedServer) -> None:
     table = ProviderTable()
-    ctx = OAuthContext(dataclasses.replace(table, openrouter=table.openrouter.with_base(stub.url)), FakeClock())
+    ctx = OAuthContext(msgspec.structs.replace(table, openrouter=table.openrouter.with_base(stub.url)), FakeClock())
     stub.queue(json_response(200, {}))
     code, _, err = _run(tmp_path, "login", "openrouter", interaction=ScriptedInteraction(pasted="c"), context=ctx)
     assert (code, err) == (1, 'Failed to log in to OpenRouter OAuth: OpenRouter OAuth response carries no "key"\n')
@@ -122,8 +122,8 @@ def test_failed_and_cancelled_logins(tmp_path: Path, stub: ScriptedServer) -> No
 
 def test_account_login_names_the_other_method_and_no_browser_selects_it(tmp_path: Path, stub: ScriptedServer) -> None:
     table = ProviderTable()
-    anthropic = dataclasses.replace(table.anthropic.with_base(stub.url), callback_port=0)
-    ctx = OAuthContext(dataclasses.replace(table, anthropic=anthropic), FakeClock())
+    anthropic = msgspec.structs.replace(table.anthropic.with_base(stub.url), callback_port=0)
+    ctx = OAuthContext(msgspec.structs.replace(table, anthropic=anthropic), FakeClock())
     token = {"access_token": "a", "refresh_token": "r", "expires_in": 3600}
     stub.queue(json_response(200, token), json_response(200, token))
 

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
+import msgspec.structs
 import pytest
 
 from pi.app.oauth.credentials import oauth_request_auth, resolve_request_auth
@@ -32,7 +32,7 @@ async def test_env_is_used_only_when_nothing_is_stored(
     monkeypatch.setenv("ANTHROPIC_API_KEY", "env-key")
     clock = FakeClock()
     table = ProviderTable()
-    ctx = OAuthContext(dataclasses.replace(table, anthropic=table.anthropic.with_base(stub.url)), clock)
+    ctx = OAuthContext(msgspec.structs.replace(table, anthropic=table.anthropic.with_base(stub.url)), clock)
     store = OAuthStore(tmp_path / "auth.json")
     env = await resolve_request_auth(store, "anthropic", builtin_flows(), ctx)
     assert env is not None and (env.api_key, env.source) == ("env-key", "env")

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-import dataclasses
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+import msgspec.structs
 import pytest
 
 from pi.app.oauth.errors import OAuthError
@@ -19,8 +19,8 @@ TOKEN = {"access_token": "sk-ant-oat-access", "refresh_token": "sk-ant-ort-refre
 
 def _ctx(stub: ScriptedServer, clock: FakeClock) -> OAuthContext:
     table = ProviderTable()
-    anthropic = dataclasses.replace(table.anthropic.with_base(stub.url), callback_port=0)
-    return OAuthContext(dataclasses.replace(table, anthropic=anthropic), clock)
+    anthropic = msgspec.structs.replace(table.anthropic.with_base(stub.url), callback_port=0)
+    return OAuthContext(msgspec.structs.replace(table, anthropic=anthropic), clock)
 
 
 def _query(url: str) -> dict[str, str]:

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-import dataclasses
 from urllib.parse import parse_qs
 
+import msgspec.structs
 import pytest
 
 from pi.app.oauth.device_flow import DRIFT_TIMEOUT_MESSAGE
@@ -18,7 +18,7 @@ from tests.support.http_server import ScriptedResponse, ScriptedServer, json_res
 
 def _ctx(stub: ScriptedServer, clock: FakeClock, env: dict[str, str] | None = None) -> OAuthContext:
     t = ProviderTable()
-    table = dataclasses.replace(t, xai=t.xai.with_base(stub.url), meta=t.meta.with_base(stub.url))
+    table = msgspec.structs.replace(t, xai=t.xai.with_base(stub.url), meta=t.meta.with_base(stub.url))
     return OAuthContext(table, clock, env=env if env is not None else {"KIMI_CODE_OAUTH_HOST": stub.url})
 
 

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-import dataclasses
 from urllib.parse import parse_qs
 
+import msgspec.structs
 import pytest
 
 from pi.app.oauth.credentials import oauth_request_auth
@@ -18,10 +18,10 @@ TOKEN = "tid=1;exp=9;proxy-ep=proxy.enterprise.test"
 
 def _ctx(stub: ScriptedServer, clock: FakeClock) -> OAuthContext:
     table = ProviderTable()
-    copilot = dataclasses.replace(
+    copilot = msgspec.structs.replace(
         table.github_copilot, github_base_override=stub.url, api_base_override=stub.url, models_base_override=stub.url
     )
-    return OAuthContext(dataclasses.replace(table, github_copilot=copilot), clock)
+    return OAuthContext(msgspec.structs.replace(table, github_copilot=copilot), clock)
 
 
 def test_base_url_from_the_token_or_the_account_kind() -> None:

@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+import msgspec.structs
 import pytest
 
 from pi.app.oauth.callback_server import CallbackServer
@@ -23,8 +23,8 @@ SCOPE = "openid profile email offline_access resource.invoke chatgpt.tokens.use.
 
 def _ctx(stub: ScriptedServer, clock: FakeClock, agent: Path, port: int = 0) -> OAuthContext:
     table = ProviderTable()
-    openai = dataclasses.replace(table.openai.with_base(stub.url), callback_port=port)
-    return OAuthContext(dataclasses.replace(table, openai=openai), clock, agent_dir=agent)
+    openai = msgspec.structs.replace(table.openai.with_base(stub.url), callback_port=port)
+    return OAuthContext(msgspec.structs.replace(table, openai=openai), clock, agent_dir=agent)
 
 
 def _redirect(extra: str):  # type: ignore[no-untyped-def]

@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 import base64
-import dataclasses
 import json
 import re
 from urllib.parse import parse_qs, urlsplit
 
+import msgspec.structs
 import pytest
 
 from pi.app.oauth.errors import OAuthError
@@ -28,8 +28,8 @@ ACCESS = fake_jwt({"https://api.openai.com/auth": {"chatgpt_account_id": "acc"}}
 
 def _ctx(stub: ScriptedServer, clock: FakeClock) -> OAuthContext:
     table = ProviderTable()
-    codex = dataclasses.replace(table.openai_codex.with_base(stub.url), callback_port=0)
-    return OAuthContext(dataclasses.replace(table, openai_codex=codex), clock)
+    codex = msgspec.structs.replace(table.openai_codex.with_base(stub.url), callback_port=0)
+    return OAuthContext(msgspec.structs.replace(table, openai_codex=codex), clock)
 
 
 def _form(body: bytes) -> dict[str, str]:

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-import dataclasses
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+import msgspec.structs
 import pytest
 
 from pi.app.oauth.errors import OAuthError
@@ -17,7 +17,7 @@ from tests.support.http_server import ScriptedServer, json_response
 
 def _ctx(stub: ScriptedServer, clock: FakeClock) -> OAuthContext:
     table = ProviderTable()
-    return OAuthContext(dataclasses.replace(table, openrouter=table.openrouter.with_base(stub.url)), clock)
+    return OAuthContext(msgspec.structs.replace(table, openrouter=table.openrouter.with_base(stub.url)), clock)
 
 
 async def _redirect(url: str) -> None:

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-import dataclasses
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+import msgspec.structs
 
 from pi.app.oauth.flows.base import OAuthContext
 from pi.app.oauth.flows.radius import DEVICE, RadiusFlow
@@ -14,8 +14,8 @@ from tests.support.http_server import ScriptedServer, json_response
 
 def _ctx(stub: ScriptedServer, clock: FakeClock) -> OAuthContext:
     table = ProviderTable()
-    radius = dataclasses.replace(table.radius.with_base(stub.url), callback_port=0)
-    return OAuthContext(dataclasses.replace(table, radius=radius), clock)
+    radius = msgspec.structs.replace(table.radius.with_base(stub.url), callback_port=0)
+    return OAuthContext(msgspec.structs.replace(table, radius=radius), clock)
 
 
 async def _redirect(url: str) -> None:

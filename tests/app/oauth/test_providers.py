@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-import dataclasses
+import msgspec.structs
 
 from pi.app.oauth.providers import MAX_SAFE_INTEGER, ProviderTable
 
@@ -36,5 +36,5 @@ def test_with_base_points_endpoints_at_a_loopback_server_and_keeps_paths() -> No
     assert anthropic.token_url == "http://127.0.0.1:9999/v1/oauth/token"
     assert anthropic.manual_redirect_uri == table.anthropic.manual_redirect_uri
     assert anthropic.client_id == table.anthropic.client_id
-    rebased = dataclasses.replace(table, anthropic=anthropic)
+    rebased = msgspec.structs.replace(table, anthropic=anthropic)
     assert rebased.xai == table.xai

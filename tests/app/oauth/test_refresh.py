@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from pathlib import Path
 
+import msgspec.structs
 import pytest
 
 from pi.app.oauth.errors import OAuthError
@@ -19,7 +19,7 @@ from tests.support.http_server import ScriptedServer, json_response
 
 def _ctx(stub: ScriptedServer, clock: FakeClock) -> OAuthContext:
     table = ProviderTable()
-    return OAuthContext(dataclasses.replace(table, anthropic=table.anthropic.with_base(stub.url)), clock)
+    return OAuthContext(msgspec.structs.replace(table, anthropic=table.anthropic.with_base(stub.url)), clock)
 
 
 def _store(tmp_path: Path, clock: FakeClock, minutes_left: float) -> OAuthStore:

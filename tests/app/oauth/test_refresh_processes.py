@@ -13,7 +13,8 @@ from pathlib import Path
 from tests.support.http_server import ScriptedServer, json_response
 
 SCRIPT = """
-import asyncio, dataclasses, sys
+import asyncio, sys
+import msgspec.structs
 from pathlib import Path
 from pi.app.oauth.flows.anthropic import AnthropicFlow
 from pi.app.oauth.flows.base import OAuthContext
@@ -21,7 +22,7 @@ from pi.app.oauth.providers import ProviderTable
 from pi.app.oauth.refresh import fresh_credential
 from pi.app.oauth.store import OAuthStore
 table = ProviderTable()
-ctx = OAuthContext(dataclasses.replace(table, anthropic=table.anthropic.with_base(sys.argv[2])))
+ctx = OAuthContext(msgspec.structs.replace(table, anthropic=table.anthropic.with_base(sys.argv[2])))
 entry = asyncio.run(fresh_credential(OAuthStore(Path(sys.argv[1])), AnthropicFlow(), ctx))
 print(entry["access"])
 """

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import logging
@@ -11,6 +10,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+import msgspec.structs
 import pytest
 
 from pi.app.oauth.auth_command import run_auth_command
@@ -30,8 +30,8 @@ def test_login_and_failed_refresh_leak_no_token(
     agent = tmp_path / "agent"
     clock = FakeClock()
     table = ProviderTable()
-    anthropic = dataclasses.replace(table.anthropic.with_base(stub.url), callback_port=0)
-    ctx = OAuthContext(dataclasses.replace(table, anthropic=anthropic), clock)
+    anthropic = msgspec.structs.replace(table.anthropic.with_base(stub.url), callback_port=0)
+    ctx = OAuthContext(msgspec.structs.replace(table, anthropic=anthropic), clock)
 
     def redirect(url: str) -> object:
         params = {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}

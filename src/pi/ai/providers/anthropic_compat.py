@@ -6,13 +6,12 @@ MiniMax, OpenRouter, Vercel, ...) often do not, and each flag turns off one requ
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from pi.ai.types import Model
 
 
-@dataclass(slots=True, frozen=True)
-class AnthropicCompat:
+class AnthropicCompat(Struct, frozen=True):
     supports_eager_tool_input_streaming: bool = True
     """Tools carry ``eager_input_streaming``; without it the fine-grained streaming beta is asked for."""
     supports_cache_control_on_tools: bool = True

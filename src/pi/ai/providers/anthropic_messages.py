@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from pi.ai.api_key import resolve_api_key
 from pi.ai.env_api_keys import env_bearer_token

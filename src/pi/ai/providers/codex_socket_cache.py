@@ -21,8 +21,9 @@ import contextlib
 import copy
 import logging
 import time
-from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from msgspec import Struct, field
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +43,7 @@ class Socket(Protocol):
     async def close(self, code: int = 1000, reason: str = "") -> None: ...
 
 
-@dataclass(slots=True)
-class Continuation:
+class Continuation(Struct):
     """The last request sent on a connection and the reply it got."""
 
     body: dict[str, Any]
@@ -53,8 +53,7 @@ class Continuation:
     """The reply as input items, as the next request's ``input`` repeats it."""
 
 
-@dataclass(slots=True)
-class Lease:
+class Lease(Struct):
     """One request's use of a connection; `release` says whether the connection may be used again."""
 
     socket: Socket
@@ -74,8 +73,7 @@ class Lease:
         self._cache.give_back(self, keep, continuation)
 
 
-@dataclass(slots=True)
-class _Entry:
+class _Entry(Struct):
     socket: Socket
     loop: asyncio.AbstractEventLoop
     created: float
@@ -84,8 +82,7 @@ class _Entry:
     idle: asyncio.TimerHandle | None = None
 
 
-@dataclass
-class SocketCache:
+class SocketCache(Struct):
     """Kept connections by (session id, account id), and the sessions that fell back to SSE."""
 
     entries: dict[tuple[str, str], _Entry] = field(default_factory=dict)

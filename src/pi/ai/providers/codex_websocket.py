@@ -26,9 +26,9 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from msgspec import Struct
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
@@ -129,15 +129,13 @@ def _error_code(event: dict[str, Any]) -> str:
     return ""
 
 
-@dataclass(slots=True)
-class _Started:
+class _Started(Struct):
     lease: Lease
     first: dict[str, Any]
     sent: dict[str, Any]
 
 
-@dataclass(slots=True)
-class _Attempt:
+class _Attempt(Struct):
     url: str
     headers: dict[str, str]
     key: tuple[str, str] | None

@@ -25,8 +25,9 @@ import binascii
 import json
 import time
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from pi.ai.api_key import resolve_api_key
 from pi.ai.event_stream import AssistantMessageEventStream

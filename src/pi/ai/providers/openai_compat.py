@@ -26,9 +26,11 @@ field back on every assistant turn.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, TypeAlias
 from urllib.parse import urlsplit
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from pi.ai.env_api_keys import ENV_KEYS
 from pi.ai.types import Model, RoutingPreferences
@@ -50,8 +52,7 @@ LOCAL_SERVER_PROVIDERS = frozenset(
 )
 
 
-@dataclass(slots=True, frozen=True)
-class ResolvedCompat:
+class ResolvedCompat(Struct, frozen=True):
     """Every flag with a value; see the spec's compat table for what each one changes on the wire."""
 
     supports_store: bool = True
@@ -215,17 +216,17 @@ def get_compat(model: Model) -> ResolvedCompat:
     if explicit is None:
         return detected
     updates: dict[str, Any] = {}
-    for spec in fields(ResolvedCompat):
-        value = getattr(explicit, spec.name, None)
+    for name in ResolvedCompat.__struct_fields__:
+        value = getattr(explicit, name, None)
         if value is None:
             extra = explicit.model_extra or {}
-            camel = _EXTRA_FLAGS.get(spec.name)
-            value = extra.get(spec.name, extra.get(camel) if camel else None)
+            camel = _EXTRA_FLAGS.get(name)
+            value = extra.get(name, extra.get(camel) if camel else None)
         if value is None:
             continue
-        if spec.name in ("open_router_routing", "vercel_gateway_routing") and isinstance(value, dict):
+        if name in ("open_router_routing", "vercel_gateway_routing") and isinstance(value, dict):
             value = RoutingPreferences.model_validate(value)
-        updates[spec.name] = dict(value) if spec.name in _DICT_FIELDS else value
+        updates[name] = dict(value) if name in _DICT_FIELDS else value
     return replace(detected, **updates) if updates else detected
 
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from pi.ai.api_key import resolve_api_key
 from pi.ai.event_stream import AssistantMessageEventStream

@@ -16,8 +16,9 @@ other Responses dialects (Codex, Azure) can reuse them.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from pi.ai.api_key import resolve_api_key
 from pi.ai.event_stream import AssistantMessageEventStream

@@ -22,9 +22,10 @@ import platform
 import sys
 import time
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from http import HTTPStatus
 from typing import Any
+
+from msgspec.structs import replace
 
 from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.http import (

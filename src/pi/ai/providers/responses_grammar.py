@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from pi.ai.types import Context, Model, SystemMessage, Tool
 
@@ -34,8 +35,7 @@ def supports_grammar_tools(model: Model) -> bool:
     return (compat.model_extra or {}).get(COMPAT_KEY) is True
 
 
-@dataclass(frozen=True, slots=True)
-class GrammarFormat:
+class GrammarFormat(Struct, frozen=True):
     """How one tool is sent: grammar syntax and text, and the property its raw input fills."""
 
     syntax: str

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 DEFAULT_MAX_OUTPUT_TOKENS = 10000
 DEFAULT_TIMEOUT_MS = 120000
@@ -32,8 +33,7 @@ class ScriptOptionsError(ValueError):
     """The script cannot run as given; the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
-class ScriptSource:
+class ScriptSource(Struct, frozen=True):
     """The code to run and its limits."""
 
     code: str

@@ -18,9 +18,10 @@ import hashlib
 import math
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from pi.ai.types import Usage
 
@@ -28,8 +29,7 @@ CHARS_PER_TOKEN = 4
 IMAGE_SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
 
 
-@dataclass(slots=True)
-class CallRecord:
+class CallRecord(Struct):
     """One tool call of a script, as `details.calls` reports it."""
 
     id: str
@@ -51,8 +51,7 @@ class CallRecord:
         return out
 
 
-@dataclass(slots=True)
-class ScriptRun:
+class ScriptRun(Struct):
     """What one script did."""
 
     ok: bool

@@ -14,9 +14,10 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 from pi.app.extensions import errors
 from pi.app.extensions.types import Diagnostic, ExtensionOrigin, ExtensionScope
@@ -33,8 +34,7 @@ RANK_PACKAGE = 4
 RANK_BUILTIN = 5
 
 
-@dataclass(slots=True)
-class ExtensionSource:
+class ExtensionSource(Struct):
     """One extension to load (or, when `enabled` is False, found but switched off)."""
 
     path: str
@@ -61,8 +61,7 @@ class ExtensionSource:
         return os.path.realpath(self.file) if self.file is not None else self.path
 
 
-@dataclass(slots=True)
-class DiscoveryOptions:
+class DiscoveryOptions(Struct):
     cwd: Path
     agent_dir: Path
     project_trusted: bool
@@ -85,8 +84,7 @@ class DiscoveryOptions:
     """(label, entry point) of the `pi.extensions` entry points configured packages select."""
 
 
-@dataclass(slots=True)
-class DiscoveryResult:
+class DiscoveryResult(Struct):
     sources: list[ExtensionSource]
     """Everything found, load order; disabled ones included with `enabled=False`."""
     diagnostics: list[Diagnostic]

@@ -7,8 +7,9 @@ Registrations go into this record while `setup` runs; the record joins the regis
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 from pi.app.extensions.types import McpServerRegistration, PendingProviderCall, SourceInfo, ToolDefinition
 
@@ -16,8 +17,7 @@ ExtensionState = Literal["loading", "active", "failed", "replaced"]
 DEFAULT_MARKDOWN_SURFACES = ("user", "assistant", "assistant-thinking")
 
 
-@dataclass(slots=True)
-class RegisteredCommand:
+class RegisteredCommand(Struct):
     name: str
     handler: Callable[..., Any]
     description: str | None
@@ -25,16 +25,14 @@ class RegisteredCommand:
     extension_path: str
 
 
-@dataclass(slots=True)
-class RegisteredShortcut:
+class RegisteredShortcut(Struct):
     key: str
     handler: Callable[..., Any]
     description: str | None
     extension_path: str
 
 
-@dataclass(slots=True)
-class FlagDefinition:
+class FlagDefinition(Struct):
     name: str
     type: Literal["boolean", "string"]
     default: bool | str | None
@@ -42,14 +40,12 @@ class FlagDefinition:
     extension_path: str
 
 
-@dataclass(slots=True)
-class MarkdownTransformer:
+class MarkdownTransformer(Struct):
     fn: Callable[..., Any]
     message_types: tuple[str, ...]
 
 
-@dataclass(slots=True)
-class Extension:
+class Extension(Struct):
     """The registrations of one extension, in the order it made them."""
 
     path: str

@@ -17,10 +17,11 @@ import inspect
 import itertools
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from msgspec import Struct, field
 
 from pi.app.extensions import errors
 from pi.app.extensions.api import ExtensionAPI
@@ -82,8 +83,7 @@ def import_extension_module(file: Path, generation: int, package: bool) -> Modul
         del _finder.pending[name]
 
 
-@dataclass(slots=True)
-class LoadResult:
+class LoadResult(Struct):
     extensions: list[Extension] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 

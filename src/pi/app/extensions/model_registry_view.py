@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 if TYPE_CHECKING:
     from pi.ai.event_stream import AssistantMessageEventStream

@@ -8,8 +8,9 @@ trust.json. A handler that fails is warned about and the next source of the deci
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from pi.app import trust
 from pi.app.extensions import errors
@@ -22,8 +23,7 @@ from pi.app.extensions.types import Diagnostic
 MUST_RETURN = 'project_trust handlers must return {"trusted": "yes" | "no" | "undecided"}'
 
 
-@dataclass(slots=True)
-class ProjectTrustOutcome:
+class ProjectTrustOutcome(Struct):
     trusted: bool | None = None
     """The first yes/no, or None when every handler left it undecided."""
     remember: bool = False

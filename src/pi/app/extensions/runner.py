@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
+
+from msgspec import Struct, field
 
 from pi.app.extensions import errors
 from pi.app.extensions.events import (
@@ -61,16 +62,14 @@ ContextFactory = Callable[[Extension], Any]
 _RESULT_FIELDS = ("content", "details", "structured_content", "is_error", "usage")
 
 
-@dataclass(slots=True)
-class BeforeAgentStartOutcome:
+class BeforeAgentStartOutcome(Struct):
     messages: list[dict[str, Any]] = field(default_factory=list)
     """Every message handlers returned, in order (persisted and sent)."""
     system_prompt: str | None = None
     """The prompt that replaces pi's for this run, when a handler set one."""
 
 
-@dataclass(slots=True)
-class BoundaryOutcome:
+class BoundaryOutcome(Struct):
     entries: list[Any]
     continue_: bool
     valid: bool = True

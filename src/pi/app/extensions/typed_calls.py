@@ -10,8 +10,9 @@ switches servers and keys together.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from pi.ai.model_types import (
     ClassifierModel,

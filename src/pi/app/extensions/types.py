@@ -8,8 +8,9 @@ anything that crosses a wire.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
 from typing import Any, Literal, TypeAlias
+
+from msgspec import Struct, field
 
 ToolExposure: TypeAlias = Literal["direct", "model-only", "codemode", "deferred", "hidden"]
 ExecutionMode: TypeAlias = Literal["sequential", "parallel"]
@@ -35,8 +36,7 @@ _CAMEL = {
 }
 
 
-@dataclass(slots=True)
-class ToolDefinition:
+class ToolDefinition(Struct):
     """A tool an extension offers (pi's ToolDefinition, §1.5 of the extension spec).
 
     `parameters` is a JSON Schema dict of type object, or a pydantic model class; in the latter case
@@ -72,10 +72,10 @@ class ToolDefinition:
         if not isinstance(value, Mapping):
             raise TypeError(f"register_tool() expects a ToolDefinition or a dict, got {type(value).__name__}")
         kwargs: dict[str, Any] = {}
-        for f in fields(cls):
-            for key in (f.name, _CAMEL.get(f.name)):
+        for name in cls.__struct_fields__:
+            for key in (name, _CAMEL.get(name)):
                 if key is not None and key in value:
-                    kwargs[f.name] = value[key]
+                    kwargs[name] = value[key]
                     break
         for required in ("name", "description", "parameters"):
             kwargs.setdefault(required, None if required == "parameters" else "")
@@ -99,8 +99,7 @@ class ToolDefinition:
         return self.parameters if isinstance(self.parameters, dict) else None
 
 
-@dataclass(slots=True, frozen=True)
-class SourceInfo:
+class SourceInfo(Struct, frozen=True):
     """Where a tool or command came from (pi's sourceInfo)."""
 
     path: str
@@ -116,8 +115,7 @@ class SourceInfo:
         return out
 
 
-@dataclass(slots=True)
-class ToolInfo:
+class ToolInfo(Struct):
     """One entry of `pi.get_all_tools()`."""
 
     name: str
@@ -148,8 +146,7 @@ class ToolInfo:
         return out
 
 
-@dataclass(slots=True, frozen=True)
-class ExecResult:
+class ExecResult(Struct, frozen=True):
     """The outcome of `pi.exec`: the captured output, the exit code (128 + signal when killed), and
     whether the process was killed (timeout, abort, output limit) or its output cut at the limit."""
 
@@ -160,8 +157,7 @@ class ExecResult:
     truncated: bool = False
 
 
-@dataclass(slots=True, frozen=True)
-class ExtensionErrorInfo:
+class ExtensionErrorInfo(Struct, frozen=True):
     """A failure inside an extension that pi caught and carried on after (§1.10)."""
 
     extension_path: str
@@ -176,8 +172,7 @@ class ExtensionErrorInfo:
         return out
 
 
-@dataclass(slots=True, frozen=True)
-class Diagnostic:
+class Diagnostic(Struct, frozen=True):
     """A problem found while loading extensions; the CLI prints it as `Error: ...` or `Warning: ...`."""
 
     level: Literal["error", "warning"]
@@ -188,8 +183,7 @@ class Diagnostic:
         return f"{'Error' if self.level == 'error' else 'Warning'}: {self.message}"
 
 
-@dataclass(slots=True)
-class CommandInfo:
+class CommandInfo(Struct):
     """One entry of `pi.get_commands()`."""
 
     name: str
@@ -207,8 +201,7 @@ class CommandInfo:
         return out
 
 
-@dataclass(slots=True)
-class McpServerRegistration:
+class McpServerRegistration(Struct):
     name: str
     config: dict[str, Any]
     extension_path: str
@@ -217,8 +210,7 @@ class McpServerRegistration:
         return {"name": self.name, "config": self.config, "extensionPath": self.extension_path}
 
 
-@dataclass(slots=True)
-class PendingProviderCall:
+class PendingProviderCall(Struct):
     """A provider (un)registration made during loading, applied when the session binds."""
 
     extension_path: str

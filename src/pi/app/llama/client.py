@@ -16,11 +16,11 @@ from __future__ import annotations
 import asyncio
 import builtins
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import httpx
+from msgspec import Struct
 
 REQUEST_TIMEOUT_S = 15.0
 LOAD_POLL_S = 0.25
@@ -36,8 +36,7 @@ class LlamaConnectionError(LlamaError):
     """The router could not be reached at all."""
 
 
-@dataclass(frozen=True, slots=True)
-class Progress:
+class Progress(Struct, frozen=True):
     """How far a load or download is: a line to show and, when known, a fraction done."""
 
     message: str

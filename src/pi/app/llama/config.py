@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 PROVIDER = "llama.cpp"
 DEFAULT_SERVER_URL = "http://127.0.0.1:9931"
@@ -26,8 +27,7 @@ NOT_CONFIGURED = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class RouterConfig:
+class RouterConfig(Struct, frozen=True):
     """The llama.cpp router to talk to and the key to send it, resolved from auth.json or the environment."""
 
     server_url: str

@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import httpx
+from msgspec import Struct
 
 from pi.app.llama.client import LlamaError
 
@@ -36,14 +36,12 @@ class HuggingFaceError(LlamaError):
     """A Hugging Face request failed; the message is for the user."""
 
 
-@dataclass(frozen=True, slots=True)
-class Quantization:
+class Quantization(Struct, frozen=True):
     name: str
     size: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class Repository:
+class Repository(Struct, frozen=True):
     id: str
     gated: str | None
     """``auto`` or ``manual`` when access must be asked for, else None."""

@@ -8,13 +8,14 @@ when a server connects, never at load time.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
+
+import msgspec.structs
+from msgspec import Struct, field
 
 from pi.app.mcp.oauth_config import validate_oauth
 
@@ -32,8 +33,7 @@ class ConfigError(ValueError):
     """One invalid server entry; the message is what the user sees (without the file prefix)."""
 
 
-@dataclass(slots=True)
-class ServerConfig:
+class ServerConfig(Struct):
     """One validated server entry, after project overrides were applied."""
 
     name: str
@@ -72,8 +72,7 @@ class ServerConfig:
         return self.exposure
 
 
-@dataclass(slots=True)
-class McpConfig:
+class McpConfig(Struct):
     """Everything loaded: valid servers in file order, the error lines, and notes for `/mcp`."""
 
     servers: dict[str, ServerConfig] = field(default_factory=dict)
@@ -237,7 +236,7 @@ def _apply_override(name: str, entry: dict[str, Any], base: ServerConfig, path: 
     extra = [key for key in entry if key not in OVERRIDE_KEYS]
     if extra:
         raise ConfigError(f'server "{name}": an override can only set enabled, exposure, toolExposure')
-    merged = dataclasses.replace(base, tool_exposure=dict(base.tool_exposure))
+    merged = msgspec.structs.replace(base, tool_exposure=dict(base.tool_exposure))
     _common_fields(name, entry, merged)
     merged.override = str(path)
     return merged

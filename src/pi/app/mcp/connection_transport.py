@@ -10,9 +10,10 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from pi.app.mcp.config import ServerConfig
 from pi.app.mcp.connection_auth import ConnectionAuth
@@ -23,8 +24,7 @@ PI_VERSION = "1.6.0"
 StderrTail = Callable[[], Awaitable[str]]
 
 
-@dataclass(slots=True)
-class Live:
+class Live(Struct):
     """What exists only while connected."""
 
     session: Any
@@ -34,8 +34,7 @@ class Live:
     transport_error: asyncio.Future[BaseException] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class OpenHooks:
+class OpenHooks(Struct, frozen=True):
     """How the open session reports back to its connection."""
 
     on_notification: Callable[[Any], Awaitable[None]]

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 MAX_TOOL_NAME = 64
 HASH_PREFIX = 55
@@ -19,8 +20,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
-@dataclass(slots=True)
-class RemoteTool:
+class RemoteTool(Struct):
     """A tool as the server listed it (the fields of MCP's `Tool` that pi uses)."""
 
     name: str

@@ -11,9 +11,10 @@ redirect path of its own that the loopback callback insists on.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
+
+from msgspec import Struct
 
 from pi.app.mcp.config import ServerConfig
 from pi.app.mcp.oauth_discovery import AuthorizationServer, DiscoveryError
@@ -27,8 +28,7 @@ SERVER_CLIENT_METADATA_URL = DOCUMENT_PREFIX + "{id}/client.json"
 DEFAULT_CLIENT_NAME = "pi"
 
 
-@dataclass(slots=True)
-class Client:
+class Client(Struct):
     """The client information to sign in with and the redirect URI it is registered for."""
 
     info: dict[str, Any]

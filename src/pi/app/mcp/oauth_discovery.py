@@ -10,9 +10,10 @@ rules are reused; what pi adds is the scope and client-identity decisions made f
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+from msgspec import Struct
 
 from pi.app.mcp.config import ServerConfig
 
@@ -34,8 +35,7 @@ class DiscoveryError(RuntimeError):
     """The authorization server could not be found or its metadata is not trustworthy."""
 
 
-@dataclass(slots=True)
-class AuthorizationServer:
+class AuthorizationServer(Struct):
     """What a sign-in needs to know about where to sign in."""
 
     metadata: OAuthMetadata
@@ -48,8 +48,7 @@ class AuthorizationServer:
     challenged_scope: str | None
 
 
-@dataclass(slots=True)
-class Challenge:
+class Challenge(Struct):
     """The server's answer to a request without a token."""
 
     status: int

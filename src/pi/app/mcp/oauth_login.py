@@ -13,10 +13,11 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
+
+from msgspec import Struct
 
 from pi.app.mcp.config import ServerConfig
 from pi.app.mcp.oauth_client import CLIENT_METADATA_URL
@@ -39,8 +40,7 @@ class SignInError(RuntimeError):
     """The sign-in did not complete; the message says why."""
 
 
-@dataclass(slots=True)
-class Callback:
+class Callback(Struct):
     """The loopback listener: the redirect URI it answers on and the future of the redirect's query.
 
     The URI's path may change once the client identity is known (a per-server document has its own)."""

@@ -9,8 +9,9 @@ providers cache stays the same for the whole session.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from pi.app.mcp.config import ServerConfig
 from pi.app.mcp.naming import namespace_name
@@ -22,8 +23,7 @@ NO_SERVERS_LEFT = "MCP servers whose tools are not declared to you: none any mor
 Reach = Literal["codemode", "tool_search"]
 
 
-@dataclass(slots=True, frozen=True)
-class ServerSummary:
+class ServerSummary(Struct, frozen=True):
     name: str
     reach: Reach
     summary: str | None

@@ -15,8 +15,9 @@ import os
 import signal
 import threading
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 STDERR_TAIL_CHARS = 2000
 STDIN_GRACE_S = 0.5
@@ -53,8 +54,7 @@ def _end_with_host_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, on_term)
 
 
-@dataclass(slots=True)
-class StdioProcess:
+class StdioProcess(Struct):
     """A running server: its process, the stderr tail and an event set when stdout ends.
 
     `readers` pump the server's stdout and stderr, `writers` its stdin.

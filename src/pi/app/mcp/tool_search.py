@@ -11,8 +11,9 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 K1 = 1.2
 B = 0.75
@@ -125,8 +126,7 @@ def _namespace_text(namespace: Any) -> str:
     return " ".join(str(p) for p in parts)
 
 
-@dataclass(slots=True)
-class _Doc:
+class _Doc(Struct):
     name: str
     description: str
     body: Counter[str]

@@ -11,8 +11,9 @@ import contextlib
 import html
 import logging
 import os
-from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
+
+from msgspec import Struct
 
 from pi.app.oauth.errors import OAuthError
 from pi.app.oauth.providers import CALLBACK_HOST_ENV
@@ -22,8 +23,7 @@ log = logging.getLogger(__name__)
 _REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 409: "Conflict"}
 
 
-@dataclass(frozen=True)
-class CallbackResult:
+class CallbackResult(Struct, frozen=True):
     code: str
     state: str | None
     params: dict[str, str]

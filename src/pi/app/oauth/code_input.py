@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from msgspec import Struct
 
 from pi.app.oauth.callback_server import CallbackServer
 from pi.app.oauth.errors import LoginCancelled, OAuthError
@@ -15,8 +16,7 @@ from pi.app.oauth.interaction import LoginInteraction
 PASTE_PROMPT = "Paste the authorization code or the full redirect URL:"
 
 
-@dataclass(frozen=True)
-class PastedCode:
+class PastedCode(Struct, frozen=True):
     code: str
     state: str | None
     params: dict[str, str]

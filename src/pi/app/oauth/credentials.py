@@ -6,8 +6,9 @@ failed refresh is an error, not a silent fall back to an environment key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from pi.app.oauth.errors import OAuthError
 from pi.app.oauth.flows.base import OAuthContext, OAuthFlow
@@ -15,8 +16,7 @@ from pi.app.oauth.refresh import fresh_credential
 from pi.app.oauth.store import OAuthStore
 
 
-@dataclass(frozen=True)
-class RequestAuth:
+class RequestAuth(Struct, frozen=True):
     """Credentials for one request: `api_key` as the provider's key (or bearer), extra `headers`, and a
     `base_url` when the credential decides where requests go (Copilot's proxy endpoint)."""
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from pi.app.oauth.clock import Clock
 from pi.app.oauth.errors import OAuthError
@@ -18,18 +19,15 @@ DRIFT_TIMEOUT_MESSAGE = (
 )
 
 
-@dataclass(frozen=True)
-class Pending:
+class Pending(Struct, frozen=True):
     """Not approved yet; keep polling."""
 
 
-@dataclass(frozen=True)
-class SlowDown:
+class SlowDown(Struct, frozen=True):
     interval: float | None = None
 
 
-@dataclass(frozen=True)
-class Approved:
+class Approved(Struct, frozen=True):
     body: dict[str, Any]
 
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from pi.ai.abort import AbortController, AbortSignal
 from pi.app.oauth.errors import LoginCancelled, OAuthError
@@ -37,8 +38,7 @@ async def _settle(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
-@dataclass
-class LoginCallbacks:
+class LoginCallbacks(Struct):
     """What an extension's `login` is given (the names and payloads of pi's legacy callback surface)."""
 
     interaction: LoginInteraction

@@ -7,14 +7,14 @@ Error messages carry the status and the server's `error`/`error_description`, ne
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from pi.app.oauth.errors import OAuthError
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(Struct, frozen=True):
     status: int
     body: dict[str, Any]
 

@@ -6,18 +6,17 @@ flows only ever talk to this surface, so one flow works in all of them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
+from msgspec import Struct
 
-@dataclass(frozen=True)
-class SelectOption:
+
+class SelectOption(Struct, frozen=True):
     id: str
     label: str
 
 
-@dataclass(frozen=True)
-class DeviceCode:
+class DeviceCode(Struct, frozen=True):
     user_code: str
     verification_uri: str
     interval_seconds: float | None = None

@@ -5,7 +5,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 
 def base64url(data: bytes) -> str:
@@ -17,8 +18,7 @@ def challenge_for(verifier: str) -> str:
     return base64url(hashlib.sha256(verifier.encode("ascii")).digest())
 
 
-@dataclass(frozen=True)
-class Pkce:
+class Pkce(Struct, frozen=True):
     verifier: str
     challenge: str
     method: str = "S256"

@@ -2,19 +2,20 @@
 
 Production values are the protocol's; tests point a provider at a loopback server with
 `with_base(url)`, which rewrites the scheme and host of every `*_url` field (redirect URIs the
-provider only echoes back are left as they are), and `dataclasses.replace` for anything else.
+provider only echoes back are left as they are), and `msgspec.structs.replace` for anything else.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-_T = TypeVar("_T")
+from msgspec import Struct
+from msgspec.structs import replace
+
+_T = TypeVar("_T", bound="_Rebasable")
 
 
 def _rebase(url: str, base: str) -> str:
@@ -23,19 +24,20 @@ def _rebase(url: str, base: str) -> str:
     return urlunsplit((target.scheme, target.netloc, parts.path, parts.query, parts.fragment))
 
 
-class _Rebasable:
+class _Rebasable(Struct, frozen=True):
+    """A provider's endpoints, which tests and self-hosted gateways may point elsewhere."""
+
     def with_base(self: _T, base: str) -> _T:
         """A copy whose request endpoints all go to `base` (scheme://host:port), paths kept."""
         changes: dict[str, Any] = {}
-        for item in dataclasses.fields(self):  # type: ignore[arg-type]
-            value = getattr(self, item.name)
-            if item.name.endswith("_url") and isinstance(value, str):
-                changes[item.name] = _rebase(value, base)
-        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+        for name in self.__struct_fields__:
+            value = getattr(self, name)
+            if name.endswith("_url") and isinstance(value, str):
+                changes[name] = _rebase(value, base)
+        return replace(self, **changes)
 
 
-@dataclass(frozen=True)
-class AnthropicOAuth(_Rebasable):
+class AnthropicOAuth(_Rebasable, frozen=True):
     client_id: str = "9d1c250a-e61b-44d9-88ed-5944d1962f5e"
     authorize_url: str = "https://claude.ai/oauth/authorize"
     token_url: str = "https://platform.claude.com/v1/oauth/token"
@@ -48,8 +50,7 @@ class AnthropicOAuth(_Rebasable):
     timeout_seconds: float = 30.0
 
 
-@dataclass(frozen=True)
-class OpenAICodexOAuth(_Rebasable):
+class OpenAICodexOAuth(_Rebasable, frozen=True):
     client_id: str = "app_EMoamEEZ73f0CkXaXp7hrann"
     authorize_url: str = "https://auth.openai.com/oauth/authorize"
     token_url: str = "https://auth.openai.com/oauth/token"
@@ -66,8 +67,7 @@ class OpenAICodexOAuth(_Rebasable):
     originator: str = "pi"
 
 
-@dataclass(frozen=True)
-class GitHubCopilotOAuth(_Rebasable):
+class GitHubCopilotOAuth(_Rebasable, frozen=True):
     client_id: str = "Iv1.b507a08c87ecfe98"
     default_domain: str = "github.com"
     scope: str = "read:user"
@@ -91,8 +91,7 @@ class GitHubCopilotOAuth(_Rebasable):
         return self.api_base_override or f"https://api.{domain}"
 
 
-@dataclass(frozen=True)
-class OpenRouterOAuth(_Rebasable):
+class OpenRouterOAuth(_Rebasable, frozen=True):
     authorize_url: str = "https://openrouter.ai/auth"
     keys_url: str = "https://openrouter.ai/api/v1/auth/keys"
     callback_host: str = "127.0.0.1"
@@ -100,8 +99,7 @@ class OpenRouterOAuth(_Rebasable):
     timeout_seconds: float = 30.0
 
 
-@dataclass(frozen=True)
-class KimiOAuth(_Rebasable):
+class KimiOAuth(_Rebasable, frozen=True):
     client_id: str = "17e5f671-d194-4dfb-9706-5516cb48c098"
     host_url: str = "https://auth.kimi.com"
     host_env: tuple[str, ...] = ("KIMI_CODE_OAUTH_HOST", "KIMI_OAUTH_HOST")
@@ -110,8 +108,7 @@ class KimiOAuth(_Rebasable):
     refresh_retry_delays: tuple[float, ...] = (1.0, 2.0, 4.0)
 
 
-@dataclass(frozen=True)
-class MetaOAuth(_Rebasable):
+class MetaOAuth(_Rebasable, frozen=True):
     client_id: str = "1031625952748946"
     device_url: str = "https://auth.meta.com/oidc/device/authorization/"
     token_url: str = "https://auth.meta.com/oidc/device/token/"
@@ -120,8 +117,7 @@ class MetaOAuth(_Rebasable):
     key_lifetime_ms: int = 86_400_000
 
 
-@dataclass(frozen=True)
-class XaiOAuth(_Rebasable):
+class XaiOAuth(_Rebasable, frozen=True):
     client_id: str = "b1a00492-073a-47ea-816f-4c329264a828"
     scope: str = "openid profile email offline_access grok-cli:access api:access"
     device_url: str = "https://auth.x.ai/oauth2/device/code"
@@ -130,8 +126,7 @@ class XaiOAuth(_Rebasable):
     default_expires_in: int = 3600
 
 
-@dataclass(frozen=True)
-class OpenAIOAuth(_Rebasable):
+class OpenAIOAuth(_Rebasable, frozen=True):
     client_id: str = "dynamic_agent_client"
     authorize_url: str = "https://auth.openai.com/api/accounts/authorize"
     token_url: str = "https://auth.openai.com/api/accounts/oauth/token"
@@ -144,8 +139,7 @@ class OpenAIOAuth(_Rebasable):
     callback_path: str = "/auth/callback"
 
 
-@dataclass(frozen=True)
-class RadiusOAuth(_Rebasable):
+class RadiusOAuth(_Rebasable, frozen=True):
     client_id: str = "pi-gateway"
     scope: str = "gateway offline_access"
     gateway_url: str = "https://radius.pi.dev"
@@ -154,8 +148,7 @@ class RadiusOAuth(_Rebasable):
     callback_path: str = "/oauth/callback"
 
 
-@dataclass(frozen=True)
-class ProviderTable:
+class ProviderTable(Struct, frozen=True):
     """All flows' constants; `OAuthContext.providers` carries one, tests pass a rebased copy."""
 
     anthropic: AnthropicOAuth = AnthropicOAuth()
@@ -191,7 +184,7 @@ def table_from_env(env: Mapping[str, str]) -> ProviderTable:
     if (env.get("PI_RADIUS_GATEWAY") or "").strip():
         from pi.ai.providers.radius import gateway_url
 
-        table = dataclasses.replace(table, radius=dataclasses.replace(table.radius, gateway_url=gateway_url(env)))
+        table = replace(table, radius=replace(table.radius, gateway_url=gateway_url(env)))
     if not raw:
         return table
     try:
@@ -206,11 +199,9 @@ def table_from_env(env: Mapping[str, str]) -> ProviderTable:
         if not isinstance(current, _Rebasable) or not isinstance(base, str):
             continue
         if isinstance(current, GitHubCopilotOAuth):
-            current = dataclasses.replace(
-                current, github_base_override=base, api_base_override=base, models_base_override=base
-            )
+            current = replace(current, github_base_override=base, api_base_override=base, models_base_override=base)
         changes[name] = current.with_base(base)
-    return dataclasses.replace(table, **changes)
+    return replace(table, **changes)
 
 
 __all__ = [

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
+
+from msgspec import Struct
 
 PROVIDER = "radius"
 _INDENT = re.compile(r"^([ \t]+)\S", re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class RadiusMcpPlan:
+class RadiusMcpPlan(Struct, frozen=True):
     """The entry to write: `name` in the global `path`, set to `entry`."""
 
     path: Path

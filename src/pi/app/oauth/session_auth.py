@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from pi.app.oauth.credentials import RequestAuth, oauth_request_auth
 from pi.app.oauth.flows.base import OAuthContext
@@ -20,8 +21,7 @@ if TYPE_CHECKING:
     from pi.app.auth import AuthStorage
 
 
-@dataclass
-class SessionCredentials:
+class SessionCredentials(Struct):
     """Per-request OAuth resolution over the session's `AuthStorage`.
 
     `context` is the flows' constants and clock; by default the production table, rebased by

@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
+
+from msgspec import Struct
 
 from pi.app.packages.filters import PackageEntry, Scope
 from pi.app.packages.install import (
@@ -37,8 +38,7 @@ class _UsageError(Exception):
     pass
 
 
-@dataclass(slots=True)
-class _Args:
+class _Args(Struct):
     command: str
     source: str | None = None
     local: bool = False
@@ -138,8 +138,7 @@ async def run_package_command_async(
         return 1
 
 
-@dataclass(slots=True)
-class _Runner:
+class _Runner(Struct):
     store: PackageStore
     args: _Args
     out: TextIO

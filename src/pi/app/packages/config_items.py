@@ -18,9 +18,10 @@ Every change rewrites the settings file atomically, keeping its other keys.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from pi.app.packages.filters import RESOURCE_TYPES, EffectivePackage, PackageEntry, Scope, parse_entry
 from pi.app.packages.install import PackageInstallError, PackageStore
@@ -33,8 +34,7 @@ UNTRUSTED_CONFIG = "Project is not trusted. Use --approve to modify local resour
 TYPE_TITLES = {"extensions": "Extensions", "skills": "Skills", "prompts": "Prompts", "themes": "Themes"}
 
 
-@dataclass(slots=True)
-class ConfigItem:
+class ConfigItem(Struct):
     """One switchable resource. `path` is relative to the package root (or the scope dir, or `builtin:<name>`)."""
 
     key: str

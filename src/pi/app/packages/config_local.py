@@ -8,9 +8,10 @@ Each is named as a settings switch names it (`-skills/review`), relative to the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from pi.app.packages.filters import Scope
 
@@ -18,8 +19,7 @@ if TYPE_CHECKING:
     from pi.app.resources import SettingsScope
 
 
-@dataclass(frozen=True, slots=True)
-class LocalResource:
+class LocalResource(Struct, frozen=True):
     kind: str
     path: str
     """As a switch names it (relative to the scope's settings dir when inside it)."""

@@ -9,10 +9,11 @@ entry points, named `entrypoint:<dist>:<name>` so filter patterns can match them
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from pi.app.ignore_files import IgnoreRules
 from pi.app.packages.filters import RESOURCE_TYPES
@@ -21,8 +22,7 @@ from pi.app.packages.sources import normalize_name
 _CONVENTIONAL_SUFFIX = {"prompts": ".md", "themes": ".json"}
 
 
-@dataclass(slots=True)
-class PackageContents:
+class PackageContents(Struct):
     """Declared resources of one package root; paths are POSIX and relative to `root`."""
 
     root: Path
@@ -124,8 +124,7 @@ def discover_contents(root: Path) -> PackageContents:
     return contents
 
 
-@dataclass(frozen=True, slots=True)
-class InstalledDistribution:
+class InstalledDistribution(Struct, frozen=True):
     """A distribution pip put into a package target dir, with the roots and entry points it contributes."""
 
     name: str

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Literal
+
+from msgspec import Struct, field
 
 RESOURCE_TYPES = ("extensions", "skills", "prompts", "themes")
 Scope = Literal["user", "project"]
@@ -21,8 +22,7 @@ class PackageEntryError(ValueError):
     """A settings entry that is neither a source string nor a `{source, …}` object."""
 
 
-@dataclass(frozen=True, slots=True)
-class PackageEntry:
+class PackageEntry(Struct, frozen=True):
     """One `packages` entry of one settings file. `filters[type]` is None when the key is omitted."""
 
     source: str
@@ -86,8 +86,7 @@ def apply_filter(
     return [p for p in declared if p in kept]
 
 
-@dataclass(frozen=True, slots=True)
-class EffectivePackage:
+class EffectivePackage(Struct, frozen=True):
     """A package to load: its entry, and the filter layers applied in order (the entry's own first)."""
 
     entry: PackageEntry

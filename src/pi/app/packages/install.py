@@ -15,9 +15,10 @@ import re
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+
+from msgspec import Struct
 
 from pi.app.packages.filters import Scope
 from pi.app.packages.sources import PackageSource, normalize_name
@@ -86,8 +87,7 @@ def _constraints_without_packaging() -> list[str]:
         return []
 
 
-@dataclass(frozen=True, slots=True)
-class CommandResult:
+class CommandResult(Struct, frozen=True):
     code: int
     stdout: str
     stderr: str
@@ -123,8 +123,7 @@ def git_failure(source: str, result: CommandResult) -> PackageInstallError:
     return PackageInstallError(message)
 
 
-@dataclass(frozen=True, slots=True)
-class PackageStore:
+class PackageStore(Struct, frozen=True):
     """Where one process keeps packages: the agent dir for user scope, `<cwd>/.pi` for project scope."""
 
     agent_dir: Path

@@ -8,8 +8,9 @@ directories to add to `sys.path` (after the host's entries) before its first ext
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from pi.app.packages.contents import PackageContents, discover_contents, distribution_contents
 from pi.app.packages.filters import RESOURCE_TYPES, EffectivePackage, PackageEntry, Scope, merge_scopes, parse_entry
@@ -53,8 +54,7 @@ def read_entries(
     return entries
 
 
-@dataclass(slots=True)
-class ResolvedPackage:
+class ResolvedPackage(Struct):
     """One package to load, with what its filters selected (absolute paths, or entry-point names)."""
 
     source: PackageSource

@@ -17,9 +17,10 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Coroutine, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from pi.app.packages.settings_file import PackageLists, SettingsFileError
 
@@ -33,8 +34,7 @@ logger = logging.getLogger(__name__)
 ENTRY_POINT_GROUP = "pi.extensions"
 
 
-@dataclass(frozen=True, slots=True)
-class PackageEntryPoint:
+class PackageEntryPoint(Struct, frozen=True):
     """A `pi.extensions` entry point of an installed package, named `entrypoint:<dist>:<name>` in filters."""
 
     label: str
@@ -43,8 +43,7 @@ class PackageEntryPoint:
     """The package source as written in settings."""
 
 
-@dataclass(slots=True)
-class PackageResourcePaths:
+class PackageResourcePaths(Struct):
     """Selected resources of every effective package, in package load order.
 
     `extensions` are extension files or package directories; `entry_points` are the selected
@@ -70,8 +69,7 @@ class PackageResourcePaths:
                 sys.path.append(text)
 
 
-@dataclass(frozen=True, slots=True)
-class PackageChangelog:
+class PackageChangelog(Struct, frozen=True):
     """A package that loads at least one extension, with its changelog file and installed version."""
 
     identity: str

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct
 
 NPM_NOT_SUPPORTED = "npm packages need Node.js and are not supported; use pypi: or git: sources"
 NEVER_LOCAL_PREFIXES = ("npm:", "git:", "github:", "http:", "https:", "ssh:", "builtin:", "pypi:")
@@ -33,8 +34,7 @@ class PackageSourceError(ValueError):
     """A source that names no package pi can install; the message says what to use instead."""
 
 
-@dataclass(frozen=True, slots=True)
-class PackageSource:
+class PackageSource(Struct, frozen=True):
     """One parsed source. `location` is the requirement (pypi), the clone URL (git) or the resolved path (local)."""
 
     kind: Literal["pypi", "git", "local"]

@@ -7,9 +7,10 @@ the app.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+from msgspec import Struct, field
 
 if TYPE_CHECKING:
     from pi.ai.types import ImageContent
@@ -20,8 +21,7 @@ if TYPE_CHECKING:
 TuiMode = Literal["fullscreen", "regular"]
 
 
-@dataclass
-class InteractiveContext:
+class InteractiveContext(Struct):
     """Startup inputs of the interactive mode (see the module docstring)."""
 
     agent_dir: Path

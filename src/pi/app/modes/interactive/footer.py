@@ -8,7 +8,6 @@ The totals are summed over every session entry, recomputed only when `refresh()`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,7 +52,6 @@ def git_branch(cwd: Path) -> str | None:
     return None
 
 
-@dataclass
 class Totals(UsageTotals):
     """The session's summed usage (`UsageTotals`) and what the footer shows of the context now."""
 

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+
+from msgspec import Struct, field
 
 from pi.app.oauth.clock import Clock, SystemClock
 from pi.app.oauth.interaction import LoginInteraction, SelectOption
 from pi.app.oauth.providers import ProviderTable
 
 
-@dataclass
-class OAuthContext:
+class OAuthContext(Struct):
     """Dependencies of a flow: the constants table, time, the agent dir (for settings) and the environment."""
 
     providers: ProviderTable = field(default_factory=ProviderTable)

@@ -8,9 +8,10 @@ picker, or apply a setting live. The app implements it; tests implement it with 
 from __future__ import annotations
 
 from collections.abc import Coroutine
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from msgspec import Struct, field
 
 if TYPE_CHECKING:
     from pi.app.agent_session import AgentSession
@@ -20,8 +21,7 @@ if TYPE_CHECKING:
     from pi.tui.theme import Theme
 
 
-@dataclass(slots=True)
-class ScreenSnapshot:
+class ScreenSnapshot(Struct):
     """What `/debug` writes about the screen: its size and every rendered line."""
 
     width: int

@@ -6,11 +6,10 @@ not listed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True, slots=True)
-class CommandInfo:
+class CommandInfo(Struct, frozen=True):
     name: str
     description: str
     argument_hint: str = ""

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from pi.app.modes.interactive.commands.catalog import BUILTIN_COMMANDS, CommandInfo
 from pi.tui.autocomplete import Completion, SlashCommand
@@ -25,8 +26,7 @@ Handler = Callable[["InteractiveApi", str], Awaitable[None]]
 _COMMAND_RE = re.compile(r"^/([^\s/][^\s]*)(?: (.*))?$", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedCommand:
+class ParsedCommand(Struct, frozen=True):
     name: str
     args: str
 

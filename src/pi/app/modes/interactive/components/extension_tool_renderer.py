@@ -10,8 +10,9 @@ The card itself (panel, background, caching) stays pi's.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from pi.app.modes.interactive.components.extension_guard import ErrorReporter, GuardedComponent
 from pi.app.modes.interactive.components.formatting import EXPAND_KEY, wrap
@@ -21,8 +22,7 @@ if TYPE_CHECKING:
     from pi.tui.theme import Theme
 
 
-@dataclass
-class ToolRenderContext:
+class ToolRenderContext(Struct):
     """What a render function may look at besides the arguments or the result."""
 
     args: dict[str, Any]

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from pi.app.modes.interactive.pickers.frame import framed
 from pi.app.oauth.errors import LoginCancelled
@@ -27,14 +28,12 @@ if TYPE_CHECKING:
 WAITING = "Waiting for authentication..."
 
 
-@dataclass
-class _Line:
+class _Line(Struct):
     text: str
     color: str = "text"
 
 
-@dataclass
-class _Ask:
+class _Ask(Struct):
     """A pending question: a text field (maybe masked) or a list of options."""
 
     future: asyncio.Future[str | None]

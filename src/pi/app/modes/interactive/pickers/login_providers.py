@@ -7,8 +7,9 @@ is set up: ` ✓ configured`, ` • not configured`, or which other kind of cred
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+
+from msgspec import Struct
 
 from pi.app.modes.interactive.pickers.frame import CursorList, framed
 
@@ -21,8 +22,7 @@ LOGIN_TITLE = "Select provider to configure:"
 LOGOUT_TITLE = "Select provider to logout:"
 
 
-@dataclass(frozen=True)
-class ProviderOption:
+class ProviderOption(Struct, frozen=True):
     id: str
     name: str
     auth_type: AuthType

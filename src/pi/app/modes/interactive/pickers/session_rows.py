@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
+
+from msgspec import Struct
 
 from pi.session.listing import SessionInfo
 from pi.tui.fuzzy import fuzzy_match
@@ -20,8 +21,7 @@ Sort = Literal["threaded", "recent", "fuzzy"]
 SORTS: tuple[Sort, ...] = ("threaded", "recent", "fuzzy")
 
 
-@dataclass(frozen=True, slots=True)
-class SessionRow:
+class SessionRow(Struct, frozen=True):
     info: SessionInfo
     depth: int = 0
 

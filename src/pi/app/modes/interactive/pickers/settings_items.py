@@ -7,8 +7,9 @@ nested object; saving rewrites that object with the one value changed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from pi.app.settings import SettingsManager
@@ -17,8 +18,7 @@ BOOL = ("true", "false")
 IDLE_TIMEOUTS = {"disabled": 0, "1 min": 60000, "2 min": 120000, "5 min": 300000, "10 min": 600000, "30 min": 1800000}
 
 
-@dataclass(frozen=True, slots=True)
-class SettingDef:
+class SettingDef(Struct, frozen=True):
     id: str
     label: str
     key: str

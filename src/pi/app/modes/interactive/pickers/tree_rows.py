@@ -13,8 +13,9 @@ titles, labels, extension state), `no-tools` also tool results, `user-only` keep
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+
+from msgspec import Struct
 
 from pi.app.modes.interactive.components.formatting import content_text
 
@@ -36,8 +37,7 @@ FILTER_TAGS: dict[str, str] = {
 _TOOL_SUBJECT = {"bash": "command", "read": "path", "write": "path", "edit": "path", "ls": "path"}
 
 
-@dataclass(frozen=True, slots=True)
-class TreeRow:
+class TreeRow(Struct, frozen=True):
     entry_id: str
     prefix: str
     text: str

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
+
+from msgspec import Struct, field
 
 from pi.app.modes.interactive.components.formatting import EXPAND_KEY, expand_hint, shorten_path, wrap
 
@@ -31,8 +32,7 @@ class ToolResultLike(Protocol):
     def details(self) -> Any: ...
 
 
-@dataclass(slots=True)
-class ToolOutput:
+class ToolOutput(Struct):
     """The text of a result (text blocks joined by newlines), its images and its details."""
 
     text: str = ""
@@ -54,8 +54,7 @@ class ToolOutput:
         return cls("\n".join(texts), images, result.details)
 
 
-@dataclass(slots=True)
-class ToolState:
+class ToolState(Struct):
     """Everything a renderer may look at; `memo` lets a renderer keep derived data between frames."""
 
     name: str
