@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import time
@@ -24,7 +25,8 @@ from pi.app.key_values import resolve_config_value
 
 
 class _Credential(BaseModel):
-    model_config = ConfigDict(populate_by_name=True, extra="allow")
+    # Built when auth.json is first read: most runs with a key in the environment never read it.
+    model_config = ConfigDict(populate_by_name=True, extra="allow", defer_build=True)
 
 
 class ApiKeyCredential(_Credential):
@@ -45,7 +47,11 @@ class OAuthCredential(_Credential):
 
 
 Credential = Annotated[ApiKeyCredential | OAuthCredential, Field(discriminator="type")]
-_CREDENTIAL: TypeAdapter[ApiKeyCredential | OAuthCredential] = TypeAdapter(Credential)
+
+
+@functools.cache
+def _credential_adapter() -> TypeAdapter[ApiKeyCredential | OAuthCredential]:
+    return TypeAdapter(Credential)
 
 
 class AuthStorage:
@@ -92,7 +98,7 @@ class AuthStorage:
         if raw is None:
             return None
         try:
-            return _CREDENTIAL.validate_python(raw)
+            return _credential_adapter().validate_python(raw)
         except ValidationError as exc:
             detail = exc.errors()[0]["msg"]
             message = f'auth.json: the entry for "{provider}" is not a credential pi understands: {detail}'

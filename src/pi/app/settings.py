@@ -22,7 +22,8 @@ from pi.session.tokens import CompactionSettings
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    # Validators are built when a settings file is first read, not at import.
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True)
 
 
 class CompactionSection(_Section):

@@ -24,7 +24,7 @@ TRUNCATED_LINE_SUFFIX = "... [truncated]"
 TruncatedBy: TypeAlias = Literal["lines", "bytes"]
 
 
-@dataclass(frozen=True, config=ConfigDict(alias_generator=to_camel, populate_by_name=True))
+@dataclass(frozen=True, config=ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True))
 class TruncationResult:
     """What was kept and how much there was; it travels in tool `details` (camelCase in JSON, as in pi)."""
 
