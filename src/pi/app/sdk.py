@@ -166,6 +166,7 @@ def _extension_config(opts: CreateSessionOptions, agent_dir: Path) -> ExtensionC
         tool_options=opts.tool_options,
         admits_late_tool=opts.admits_late_tool,
         tool_selection=opts.tool_selection,
+        startup_provider=opts.model.provider if opts.model is not None else None,
     )
 
 

@@ -141,7 +141,7 @@ class SessionExtensions:
             no_extensions=config.no_extensions or not config.discover,
             user_entries=[e for e in user_entries if isinstance(e, str)],
             project_entries=[e for e in project_entries if isinstance(e, str)],
-            builtins=builtin_factories(config.builtin_overrides),
+            builtins=builtin_factories(config.builtin_overrides, startup_provider=config.startup_provider),
             disabled_builtins=list(config.disabled_builtins),
             entry_points=False,
             load_builtins=config.builtins,

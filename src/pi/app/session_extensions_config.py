@@ -31,10 +31,12 @@ class ExtensionConfig(Struct):
     project_trusted: bool = False
     flags: Mapping[str, bool | str] = field(default_factory=dict)
     tool_options: Any = None
+    """`pi.tools.ToolsOptions` for built-in tools an extension activates that the session did not build."""
     admits_late_tool: Callable[[str], bool] | None = None
     tool_selection: Any = None
     """The command line's `pi.app.tool_patterns.ToolSelection` (None: only ``defaultTools`` choose)."""
-    """`pi.tools.ToolsOptions` for built-in tools an extension activates that the session did not build."""
+    startup_provider: str | None = None
+    """Provider of the model the caller asked for (None: none asked, or it is not known yet)."""
 
 
 def _has_entries(directory: Path) -> bool:

@@ -12,10 +12,18 @@ from typing import Any
 
 import pytest
 
-from pi.app.extensions.builtins import BUILTINS, builtins_have_work
+from pi.ai.faux import FauxProvider
+from pi.app.auth import AuthStorage
+from pi.app.extensions.builtins import BUILTINS, builtin_factories, builtins_have_work
+from pi.app.llama import extension as llama_extension
 from pi.app.llama.client import LlamaClient
 from pi.app.llama.config import RouterConfig, router_configured
 from pi.app.llama.extension import STARTUP_TIMEOUT_S, STARTUP_WAIT_S, LlamaProvider, startup_config
+from pi.app.model_registry import ModelRegistry
+from pi.app.resources import Resources
+from pi.app.sdk import CreateSessionOptions, create_agent_session
+from pi.app.settings import SettingsManager
+from pi.session.manager import SessionManager
 from tests.support.llama_router import LlamaRouter, router_model
 
 
@@ -101,3 +109,70 @@ async def test_the_model_list_is_kept_in_the_models_store(tmp_path: Path, router
     ((name, config),) = pi.providers
     assert name == "llama.cpp" and config["baseUrl"] == "http://moved:1/v1"
     assert [(m["id"], m.get("baseUrl")) for m in config["models"]] == [("qwen", None), ("qwen", "http://moved:1")]
+
+
+class SetupPi(RecordingPi):
+    """Enough of `ExtensionAPI` for the built-in's `setup`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.commands: list[str] = []
+
+    def register_command(self, name: str, handler: Any, description: str | None = None) -> None:
+        self.commands.append(name)
+
+
+@pytest.fixture
+def silent_router_configured(silent_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The silent server configured as the router, with a start-up wait and request timeout far longer than
+    any test."""
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    monkeypatch.setenv("LLAMA_BASE_URL", silent_server)
+    monkeypatch.delenv("PI_OFFLINE", raising=False)
+    monkeypatch.setattr(llama_extension, "STARTUP_WAIT_S", 600.0)
+    monkeypatch.setattr(llama_extension, "STARTUP_TIMEOUT_S", 600.0)
+    return silent_server
+
+
+async def test_a_session_on_another_provider_does_not_wait_for_the_router(
+    silent_router_configured: str, faux: FauxProvider, tmp_path: Path
+) -> None:
+    auth = AuthStorage.in_memory()
+    auth.set_runtime_api_key(faux.model.provider, "test")
+    session = create_agent_session(
+        CreateSessionOptions(
+            cwd=tmp_path,
+            agent_dir=tmp_path / "agent",
+            model=faux.model,
+            settings=SettingsManager.in_memory({}),
+            auth=auth,
+            model_registry=ModelRegistry(auth, None),
+            resources=Resources(),
+            session_manager=SessionManager.in_memory(str(tmp_path)),
+            builtin_extensions=True,
+            disabled_builtins=("mcp", "codemode", "tool-search"),
+        )
+    )
+    # With the old unconditional wait this would hang for STARTUP_WAIT_S (600 s).
+    assert await asyncio.wait_for(session.load_extensions(), 30) == []
+    assert session.extension_runner is not None
+    assert "llama" in [name for name, _ in session.extension_runner.registry.commands()]
+
+
+async def test_a_builtin_built_for_another_provider_reads_the_router_in_the_background(
+    silent_router_configured: str,
+) -> None:
+    pi = SetupPi()
+    setup = builtin_factories(startup_provider="openai")["llama.cpp"]
+    await asyncio.wait_for(setup(pi), 30)
+    assert pi.commands == ["llama"] and pi.providers == []
+
+
+@pytest.mark.parametrize("startup_provider", [None, "llama.cpp"])
+async def test_no_model_yet_or_a_llama_model_waits_for_the_router(
+    silent_router_configured: str, monkeypatch: pytest.MonkeyPatch, startup_provider: str | None
+) -> None:
+    monkeypatch.setattr(llama_extension, "STARTUP_WAIT_S", 0.3)
+    started = time.monotonic()
+    await llama_extension.create_llama_extension(startup_provider)(SetupPi())  # type: ignore[arg-type]
+    assert time.monotonic() - started >= 0.3

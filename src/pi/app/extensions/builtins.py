@@ -22,6 +22,9 @@ BUILTINS: dict[str, str] = {
 }
 """Built-in extension name -> the function that builds its `setup`."""
 
+PROVIDER_BUILTINS = ("llama.cpp",)
+"""Built-ins that register a provider at start-up: their builder takes ``startup_provider``."""
+
 
 def resolve_builtin(target: str) -> Callable[..., Any]:
     """Import `"module:function"` and return the function."""
@@ -41,10 +44,17 @@ def lazy_setup(target: str, **kwargs: Any) -> Callable[[Any], Any]:
 
 
 def builtin_factories(
-    overrides: Mapping[str, Callable[..., Any]] | None = None, **kwargs: Any
+    overrides: Mapping[str, Callable[..., Any]] | None = None, *, startup_provider: str | None = None
 ) -> dict[str, Callable[[Any], Any]]:
-    """Every built-in as a lazy `setup`, with SDK-provided code (`overrides`) taking precedence."""
-    factories: dict[str, Callable[[Any], Any]] = {name: lazy_setup(target) for name, target in BUILTINS.items()}
+    """Every built-in as a lazy `setup`, with SDK-provided code (`overrides`) taking precedence.
+
+    `startup_provider` is the provider of the model asked for (None: none asked, or not resolved yet).
+    A provider built-in waits at start-up for its models only when the run may need them.
+    """
+    factories: dict[str, Callable[[Any], Any]] = {
+        name: lazy_setup(target, startup_provider=startup_provider) if name in PROVIDER_BUILTINS else lazy_setup(target)
+        for name, target in BUILTINS.items()
+    }
     for name, factory in (overrides or {}).items():
         factories[name] = factory
     return factories
@@ -78,6 +88,7 @@ def builtin_tool_requested(
 
 __all__ = [
     "BUILTINS",
+    "PROVIDER_BUILTINS",
     "builtin_factories",
     "builtin_tool_requested",
     "builtins_have_work",

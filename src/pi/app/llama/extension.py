@@ -2,8 +2,10 @@
 
 With a router configured (`pi.app.llama.config`), start-up lists the models kept from the last
 run (`pi.app.llama.store`) and then, unless pi is offline, reads the router's model list once.
-Start-up waits for that at most `STARTUP_WAIT_S`, so a `pi -p --provider llama.cpp --model <id>`
-run finds its model; a slower router's models arrive when it answers. A router that is not
+When the session starts on a llama.cpp model, or on no model yet, start-up waits for that read at
+most `STARTUP_WAIT_S`, so a `pi -p --provider llama.cpp --model <id>` run finds its model; a
+session on another provider's model does not wait. Either way a slower router's models arrive
+when it answers. A router that is not
 running is not an error: the kept models stay listed (a debug log line says why the router was
 not read). `/llama` reads the list again on every use.
 """
@@ -89,13 +91,14 @@ class LlamaProvider:
                 out[model_id] = template
         return out
 
-    async def start(self, config: RouterConfig) -> None:
-        """The start-up read (see the module docstring)."""
+    async def start(self, config: RouterConfig, *, wait: bool = True) -> None:
+        """The start-up read (see the module docstring); `wait` False leaves it to finish in the background."""
         from pi.app.llama.client import LlamaClient
 
         client = LlamaClient(config.server_url, config.api_key, timeout=STARTUP_TIMEOUT_S)
         self._startup = asyncio.ensure_future(self._startup_sync(client))
-        await asyncio.wait({self._startup}, timeout=STARTUP_WAIT_S)
+        if wait:
+            await asyncio.wait({self._startup}, timeout=STARTUP_WAIT_S)
 
     async def _startup_sync(self, client: LlamaClient) -> None:
         try:
@@ -115,8 +118,9 @@ def startup_config(agent_dir: Path) -> RouterConfig | None:
         return None
 
 
-def create_llama_extension() -> Callable[[ExtensionAPI], Awaitable[None]]:
-    """The `setup(pi)` of `builtin:llama.cpp`."""
+def create_llama_extension(startup_provider: str | None = None) -> Callable[[ExtensionAPI], Awaitable[None]]:
+    """The `setup(pi)` of `builtin:llama.cpp`; `startup_provider` is the provider of the session's
+    model at start-up (None: none resolved yet, which may be a llama.cpp model not listed yet)."""
 
     async def setup(pi: ExtensionAPI) -> None:
         from pi.app.paths import agent_dir
@@ -135,7 +139,7 @@ def create_llama_extension() -> Callable[[ExtensionAPI], Awaitable[None]]:
             return
         provider.restore(config)
         if not offline():
-            await provider.start(config)
+            await provider.start(config, wait=startup_provider in (None, PROVIDER))
 
     return setup
 
