@@ -13,7 +13,7 @@ import functools
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -31,7 +31,8 @@ class _Credential(BaseModel):
 
 class ApiKeyCredential(_Credential):
     type: Literal["api_key"]
-    key: str
+    key: str | None = None
+    """Absent in entries that only set variables (a llama.cpp router's URL, with no key)."""
     env: dict[str, str] | None = None
 
 
@@ -115,7 +116,7 @@ class AuthStorage:
         self.reload_if_changed()  # another pi process may have logged in or out since
         entry = self.credential(provider)
         if isinstance(entry, ApiKeyCredential):
-            return resolve_config_value(entry.key, env=entry.env)
+            return resolve_config_value(entry.key, env=entry.env) if entry.key else None
         if isinstance(entry, OAuthCredential) and (not entry.expired or entry.refresh):
             return entry.access
         return None
@@ -184,9 +185,15 @@ class AuthStorage:
         """Runtime key, then auth.json, then the provider's environment variable."""
         return self._runtime.get(provider) or self.stored_api_key(provider) or get_env_api_key(provider)
 
-    def set_api_key(self, provider: str, key: str) -> None:
-        """Store a key in auth.json (mode 0600), keeping every other entry."""
-        self._update(provider, {"type": "api_key", "key": key})
+    def set_api_key(self, provider: str, key: str | None, env: Mapping[str, str] | None = None) -> None:
+        """Store a key (or none) and variables for `provider` only in auth.json (mode 0600), keeping
+        every other entry."""
+        entry: dict[str, Any] = {"type": "api_key"}
+        if key:
+            entry["key"] = key
+        if env:
+            entry["env"] = dict(env)
+        self._update(provider, entry)
 
     def remove(self, provider: str) -> None:
         self._update(provider, None)

@@ -16,7 +16,10 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
+from pi.app.auth import AuthStorage
+from pi.app.llama.config import DEFAULT_SERVER_URL, resolve_router, stored_entry
 from pi.app.modes.interactive.commands import account_commands
+from pi.app.modes.interactive.commands.llama_login import KEY_PROMPT, URL_PROMPT
 from pi.app.modes.interactive.commands.registry import CommandRegistry
 from pi.app.modes.interactive.pickers.login_dialog import LoginDialog
 from pi.app.modes.interactive.pickers.login_providers import LoginProviderPicker
@@ -235,6 +238,59 @@ async def test_api_key_login_and_logout(tmp_path: Path) -> None:
         "Removed stored API key for fake. Environment variables and models.json config are unchanged."
     )
     assert json.loads((env.agent_dir / "auth.json").read_text()) == {}
+
+
+async def _llama_login(api: FakeApi, url: str, key: str | None = None) -> None:
+    """/login → API key → llama.cpp, answering the URL prompt (it comes first) and, unless `key` is
+    None, the key prompt; returns when the login has ended."""
+    await _command(api, "/login")
+    api.press(DOWN, ENTER)
+    api.type("llama")
+    api.press(ENTER)
+    running = asyncio.ensure_future(api.run_spawned())
+    await _until(api, _shows(URL_PROMPT), "the router URL prompt")
+    api.type(url)
+    api.press(ENTER)
+    if key is not None:
+        await _until(api, _shows(KEY_PROMPT), "the key prompt")
+        api.type(key)
+        api.press(ENTER)
+    await asyncio.wait_for(running, TIMEOUT)
+
+
+async def test_llama_login_asks_for_the_router_url_then_a_key(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    api = FakeApi(env)
+    await _llama_login(api, "http://127.0.0.1:8080/v1/", key="")  # a router started without --api-key
+    path = env.agent_dir / "auth.json"
+    assert json.loads(path.read_text())["llama.cpp"] == {
+        "type": "api_key",
+        "env": {"LLAMA_BASE_URL": "http://127.0.0.1:8080"},
+    }
+    assert api.texts("status")[-1] == (
+        f"Saved the llama.cpp router (/llama lists and loads its models). Credentials saved to {path}"
+    )
+    # The keyless entry is a credential pi reads without complaint, and it names the router.
+    fresh = AuthStorage(path)
+    assert fresh.credential("llama.cpp") is not None and fresh.errors == []
+    config = resolve_router(stored_entry(env.agent_dir), environ={})
+    assert config is not None and (config.server_url, config.api_key) == ("http://127.0.0.1:8080", "local")
+
+    await _llama_login(api, "", key="router-key")  # the default URL
+    assert json.loads(path.read_text())["llama.cpp"] == {
+        "type": "api_key",
+        "key": "router-key",
+        "env": {"LLAMA_BASE_URL": DEFAULT_SERVER_URL},
+    }
+
+
+async def test_llama_login_refuses_a_url_that_is_not_http(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    api = FakeApi(env)
+    await _llama_login(api, "ftp://router:1")
+    assert "Run /login again with an http:// or https:// URL." in api.texts("error")[-1]
+    assert "ftp://router:1" in api.texts("error")[-1]
+    assert not (env.agent_dir / "auth.json").exists()
 
 
 async def test_footer_and_session_info_mark_subscription_use(tmp_path: Path) -> None:

@@ -42,6 +42,7 @@ LOGIN_TITLE = "Select authentication method:"
 ACCOUNT_LABEL = "Sign in with an account"
 API_KEY_LABEL = "Sign in with an API key"
 RADIUS = "radius"
+LLAMA = "llama.cpp"
 LOGIN_CANCELLED = "Login cancelled"
 ANTHROPIC_SUBSCRIPTION_WARNING = (
     "Anthropic subscription auth is active. Third-party harness usage draws from extra usage and is billed per "
@@ -87,6 +88,7 @@ def login_options(api: InteractiveApi, auth_type: AuthType | None = None) -> lis
     if auth_type in (None, "api_key"):
         key_providers = set(api.session.model_registry.providers())
         key_providers |= {f.id for f in flows.values() if f.api_key_login}
+        key_providers.add(LLAMA)  # a router is configured here even before any of its models is known
         for provider in sorted(key_providers):
             options.append(ProviderOption(provider, provider, "api_key", _stored(auth, provider)))
     return options
@@ -210,6 +212,10 @@ async def _sign_in(api: InteractiveApi, dialog: LoginDialog, option: ProviderOpt
     from pi.app.oauth.providers import table_from_env
 
     auth = api.session.model_registry.auth
+    if option.id == LLAMA and option.auth_type == "api_key":
+        from pi.app.modes.interactive.commands.llama_login import save_router_login
+
+        return await save_router_login(dialog, auth)
     if option.auth_type == "api_key":
         key = (await dialog.secret(f"Enter API key for {option.name}:")).strip()
         if not key:
@@ -240,6 +246,8 @@ def _finish(api: InteractiveApi, option: ProviderOption, path: Path | None) -> N
     registry.auth.reload()
     registry.reload()
     action = f"Logged in to {option.name}" if option.auth_type == "oauth" else f"Saved API key for {option.name}"
+    if option.id == LLAMA and option.auth_type == "api_key":
+        action = "Saved the llama.cpp router (/llama lists and loads its models)"
     where = f"Credentials saved to {path}" if path is not None else "Credentials kept for this session"
     selected = ""
     if api.session.model is None:
