@@ -11,7 +11,7 @@ from pi.ai.options import StreamOptions
 from pi.ai.registry import require_api_provider
 from pi.ai.types import Context, Message, TextContent, ToolResultMessage, UserMessage
 from tests.ai.codex_ws_server import CodexWebSocketServer, Turn, completed, text_events
-from tests.ai.providers.test_responses_grammar_tools import codemode_tool, custom_call, read_tool
+from tests.ai.providers.test_grammar_tools_responses import codemode_tool, custom_call, read_tool
 from tests.ai.test_codex_websocket import TOKEN, _fresh_cache, _model, ws
 
 __all__ = ["_fresh_cache", "ws"]

@@ -33,10 +33,10 @@ from pi.ai.api_key import resolve_api_key
 from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.http import ProviderHTTPError, RequestSpec, open_model_stream
 from pi.ai.options import StreamOptions, apply_on_payload, effort_level, merge_headers, simple_max_tokens
+from pi.ai.providers.grammar_tools import grammar_inputs, supports_grammar_tools
 from pi.ai.providers.openai_responses_messages import convert_responses_messages, convert_responses_tools
 from pi.ai.providers.output import OutputBuilder, run_provider
 from pi.ai.providers.responses_driver import drive_sse_reply
-from pi.ai.providers.responses_grammar import grammar_inputs, supports_grammar_tools
 from pi.ai.registry import ApiProvider
 from pi.ai.transcript import resolve_transcript
 from pi.ai.types import AssistantDiagnostic, Context, Model

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from msgspec.structs import replace
@@ -47,6 +47,13 @@ from pi.ai.options import (
     simple_max_tokens,
 )
 from pi.ai.providers.copilot_headers import dynamic_headers
+from pi.ai.providers.grammar_tools import (
+    GrammarInputStream,
+    chat_custom_tool,
+    grammar_format,
+    grammar_inputs,
+    supports_grammar_tools,
+)
 from pi.ai.providers.openai_compat import ResolvedCompat, get_compat, is_openrouter, is_vercel_gateway
 from pi.ai.providers.openai_completions_messages import (
     BRIDGE_TEXT,
@@ -96,9 +103,16 @@ def build_headers(model: Model, context: Context, options: StreamOptions, api_ke
 # --- request body ---------------------------------------------------------------------------------
 
 
-def convert_tools(tools: Sequence[Tool], compat: ResolvedCompat) -> list[dict[str, Any]]:
+def convert_tools(
+    tools: Sequence[Tool], compat: ResolvedCompat, grammar_supported: bool = False
+) -> list[dict[str, Any]]:
+    """Function tools; a grammar tool becomes a ``custom`` tool when the model supports them."""
     out: list[dict[str, Any]] = []
     for tool in tools:
+        found = grammar_format(tool, grammar_supported)
+        if found is not None:
+            out.append(chat_custom_tool(tool, found))
+            continue
         function: dict[str, Any] = {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
         if compat.supports_strict_mode:
             function["strict"] = False
@@ -129,7 +143,8 @@ def build_request_body(
 ) -> dict[str, Any]:
     compat = compat or get_compat(model)
     context = resolve_transcript(context, compat.supports_mid_convo_system_messages)
-    messages = convert_messages(model, context, compat)
+    grammar_supported = supports_grammar_tools(model)
+    messages = convert_messages(model, context, compat, grammar_inputs(context, grammar_supported))
     body: dict[str, Any] = {"model": model.id, "messages": messages, "stream": True}
     retention = resolve_cache_retention(options.cache_retention)
     if retention != "none" and options.session_id and _sends_prompt_cache_key(model, compat, retention):
@@ -145,7 +160,7 @@ def build_request_body(
     if options.temperature is not None:
         body["temperature"] = options.temperature
     if context.tools:
-        body["tools"] = convert_tools(context.tools, compat)
+        body["tools"] = convert_tools(context.tools, compat, grammar_supported)
     elif compat.requires_tools_with_tool_history and _has_tool_history(context.messages):
         body["tools"] = []  # proxies in front of Anthropic reject tool history without a tools field
     if compat.cache_control_format == "anthropic" and retention != "none":
@@ -264,8 +279,12 @@ def parse_usage(raw: dict[str, Any]) -> Usage:
 class _ChunkReader:
     """Turns Chat Completions chunks into OutputBuilder calls."""
 
-    def __init__(self, builder: OutputBuilder) -> None:
+    def __init__(self, builder: OutputBuilder, grammar_inputs: Mapping[str, str] | None = None) -> None:
         self.builder = builder
+        self.grammar_inputs: Mapping[str, str] = grammar_inputs or {}
+        """Grammar tools by name -> the argument their raw ``custom.input`` fills."""
+        self.custom: GrammarInputStream | None = None
+        """The raw input of the open tool call, when it streams as a ``custom`` call."""
         self.tool_index: int | None = None
         self.generated_id = False
         self.encrypted_reasoning: dict[str, str] = {}
@@ -296,6 +315,8 @@ class _ChunkReader:
     def delta(self, delta: dict[str, Any]) -> None:
         builder = self.builder
         content = delta.get("content")
+        if self.custom is not None and (content or any(delta.get(name) for name in REASONING_FIELDS)):
+            self.close_custom()
         if isinstance(content, str) and content:
             builder.text_delta(content)
         elif isinstance(content, list):
@@ -344,10 +365,12 @@ class _ChunkReader:
     def tool_call(self, chunk: dict[str, Any]) -> None:
         builder = self.builder
         raw_index, raw_id, raw_function = chunk.get("index"), chunk.get("id"), chunk.get("function")
+        raw_custom = chunk.get("custom")
         index = raw_index if isinstance(raw_index, int) else None
         call_id = raw_id if isinstance(raw_id, str) else ""
         function: dict[str, Any] = raw_function if isinstance(raw_function, dict) else {}
-        raw_name = function.get("name")
+        custom: dict[str, Any] | None = raw_custom if isinstance(raw_custom, dict) and not function else None
+        raw_name = function.get("name") if custom is None else custom.get("name")
         name = raw_name if isinstance(raw_name, str) else ""
         block = builder.open_block
         if (
@@ -355,10 +378,13 @@ class _ChunkReader:
             or (call_id and not self.generated_id and call_id != block.id)
             or (index is not None and self.tool_index is not None and index != self.tool_index)
         ):
+            self.close_custom()
             self.generated_id = not call_id
             self.counter += 1
             builder.start_tool_call(call_id or f"call_{self.counter}_{os.urandom(4).hex()}", name)
             self.tool_index = index
+            if custom is not None:
+                self.custom = GrammarInputStream(self.grammar_inputs.get(name, "input"))
         else:
             if call_id:
                 block.id = call_id
@@ -367,12 +393,37 @@ class _ChunkReader:
                 block.name = name
             if index is not None:
                 self.tool_index = index
+        if custom is not None or self.custom is not None:
+            self.custom_input(custom)
+            return
         arguments = function.get("arguments")
         if isinstance(arguments, dict):  # some local servers send the object rather than JSON text
             fragment = json.dumps(arguments)
         else:
             fragment = arguments if isinstance(arguments, str) else ""
         builder.tool_call_delta(fragment)
+
+    def custom_input(self, custom: dict[str, Any] | None) -> None:
+        """Add a ``custom`` call's raw input text; its arguments are ``{<property>: <input so far>}``."""
+        stream = self.custom
+        block = self.builder.open_block
+        if stream is None:  # a call that began as a function call cannot turn into a custom one
+            raise ValueError("a tool call streamed both function arguments and custom input")
+        assert isinstance(block, ToolCall)
+        text = custom.get("input") if custom is not None else None
+        piece = stream.append(text) if isinstance(text, str) else None
+        if piece is not None:
+            self.builder.tool_call_known_delta(piece, stream.arguments)
+        else:
+            block.arguments = stream.arguments
+
+    def close_custom(self) -> None:
+        """End the open custom call's input: its last JSON piece goes out as a delta."""
+        stream, self.custom = self.custom, None
+        if stream is not None and isinstance(self.builder.open_block, ToolCall):
+            piece = stream.close(None)
+            if piece is not None:
+                self.builder.tool_call_known_delta(piece, stream.arguments)
 
     def finish(self) -> None:
         output = self.builder.output
@@ -383,8 +434,8 @@ class _ChunkReader:
             output.stop_reason = "toolUse"  # some local servers end tool calls with "stop"
 
 
-async def _read_stream(response: Response, builder: OutputBuilder) -> None:
-    reader = _ChunkReader(builder)
+async def _read_stream(response: Response, builder: OutputBuilder, grammar: Mapping[str, str] | None = None) -> None:
+    reader = _ChunkReader(builder, grammar)
     events = iter_sse(response)
     async for event in events:
         data = event.data.strip()
@@ -399,6 +450,7 @@ async def _read_stream(response: Response, builder: OutputBuilder) -> None:
             reader.chunk(chunk)
     if not reader.finished:
         raise stream_cut_short(builder.model.provider, builder.model.id, "a finish_reason or [DONE]")
+    reader.close_custom()
     builder.end_block()
     reader.finish()
     output = builder.output
@@ -432,7 +484,7 @@ def stream_openai_completions(model: Model, context: Context, options: StreamOpt
             raise _reworded_http_error(exc, model) from exc
         try:
             builder.start()
-            await _read_stream(response, builder)
+            await _read_stream(response, builder, grammar_inputs(context, supports_grammar_tools(model)))
         except TransportError as exc:
             raise connection_lost(model.provider, model.id, exc) from exc
         finally:

@@ -11,9 +11,10 @@ import hashlib
 import json
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pi.ai.providers.grammar_tools import grammar_input
 from pi.ai.providers.openai_compat import ResolvedCompat
 from pi.ai.sanitize import sanitize_surrogates
 from pi.ai.transcript import render_system_message_update
@@ -105,7 +106,26 @@ def _reasoning_details(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
     return details
 
 
-def _assistant_message(message: AssistantMessage, model: Model, compat: ResolvedCompat) -> dict[str, Any] | None:
+def _tool_call(call: ToolCall, compat: ResolvedCompat, grammar: Mapping[str, str]) -> dict[str, Any]:
+    """A stored tool call as sent back: a ``custom`` call with its raw input for a grammar tool."""
+    prop = grammar.get(call.name)
+    if prop is not None:
+        raw = grammar_input(call.name, call.arguments, prop)
+        return {
+            "id": _wire_id(call.id, compat),
+            "type": "custom",
+            "custom": {"name": call.name, "input": sanitize_surrogates(raw)},
+        }
+    return {
+        "id": _wire_id(call.id, compat),
+        "type": "function",
+        "function": {"name": call.name, "arguments": sanitize_surrogates(_JSON.encode(call.arguments))},
+    }
+
+
+def _assistant_message(
+    message: AssistantMessage, model: Model, compat: ResolvedCompat, grammar: Mapping[str, str]
+) -> dict[str, Any] | None:
     texts: list[str] = []
     thinking: list[ThinkingContent] = []
     calls: list[ToolCall] = []
@@ -130,17 +150,7 @@ def _assistant_message(message: AssistantMessage, model: Model, compat: Resolved
     if text:
         out["content"] = text
     if calls:
-        out["tool_calls"] = [
-            {
-                "id": _wire_id(call.id, compat),
-                "type": "function",
-                "function": {
-                    "name": call.name,
-                    "arguments": sanitize_surrogates(_JSON.encode(call.arguments)),
-                },
-            }
-            for call in calls
-        ]
+        out["tool_calls"] = [_tool_call(call, compat, grammar) for call in calls]
         details = _reasoning_details(calls)
         if details:
             out["reasoning_details"] = details
@@ -166,8 +176,14 @@ def _tool_message(message: ToolResultMessage, compat: ResolvedCompat) -> dict[st
     return out
 
 
-def convert_messages(model: Model, context: Context, compat: ResolvedCompat) -> list[dict[str, Any]]:
-    """The conversation as Chat Completions messages (spec A5), system prompt first."""
+def convert_messages(
+    model: Model, context: Context, compat: ResolvedCompat, grammar_inputs: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """The conversation as Chat Completions messages (spec A5), system prompt first.
+
+    `grammar_inputs` names the tools sent as grammar tools (name -> the argument holding the raw
+    input, see `grammar_tools`); their calls are replayed as ``custom`` calls."""
+    grammar = grammar_inputs or {}
     out: list[dict[str, Any]] = []
     role = "developer" if model.reasoning and compat.supports_developer_role else "system"
     if context.system_prompt:
@@ -209,7 +225,7 @@ def convert_messages(model: Model, context: Context, compat: ResolvedCompat) -> 
             out.append(converted)
             last_role = "user"
         else:
-            converted = _assistant_message(message, model, compat)
+            converted = _assistant_message(message, model, compat, grammar)
             if converted is not None:
                 out.append(converted)
                 last_role = "assistant"

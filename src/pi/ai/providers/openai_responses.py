@@ -32,6 +32,7 @@ from pi.ai.options import (
     simple_max_tokens,
 )
 from pi.ai.providers.copilot_headers import dynamic_headers
+from pi.ai.providers.grammar_tools import grammar_inputs, supports_grammar_tools
 from pi.ai.providers.openai_responses_messages import (
     TOOL_CALL_ID_PROVIDERS,
     convert_responses_messages,
@@ -51,7 +52,6 @@ from pi.ai.providers.responses_events import (
     iter_response_events,
     map_response_status,
 )
-from pi.ai.providers.responses_grammar import grammar_inputs, supports_grammar_tools
 from pi.ai.registry import ApiProvider
 from pi.ai.transcript import resolve_transcript
 from pi.ai.types import Context, Model

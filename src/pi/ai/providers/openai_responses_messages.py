@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pi.ai.providers.responses_grammar import custom_tool, grammar_format, grammar_input
+from pi.ai.providers.grammar_tools import custom_tool, grammar_format, grammar_input
 from pi.ai.sanitize import sanitize_surrogates
 from pi.ai.transcript import render_system_message_update
 from pi.ai.transform_messages import transform_messages

@@ -35,7 +35,7 @@ async def read_reply(
     """Start the message and read `events` (through `adapt`) until the reply's final event.
 
     The request's ``service_tier`` prices the reply when the final event does not name one;
-    `grammar_inputs` says which argument a grammar tool's raw input fills (see `responses_grammar`).
+    `grammar_inputs` says which argument a grammar tool's raw input fills (see `grammar_tools`).
     """
     builder.start()
     tier = payload.get("service_tier")

@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from pi.ai.http import Response, iter_sse, parse_json_data, stream_cut_short
+from pi.ai.providers.grammar_tools import GrammarInputStream
 from pi.ai.providers.openai_responses_messages import encode_text_signature
 from pi.ai.providers.output import OutputBuilder
-from pi.ai.providers.responses_grammar import GrammarInputStream
 from pi.ai.types import StopReason, TextContent, ThinkingContent, ToolCall
 
 SERVICE_TIER_COST_MULTIPLIERS: dict[str, float] = {"flex": 0.5, "priority": 2.0}

@@ -1,10 +1,16 @@
-"""Grammar-constrained tools of the Responses API ("custom" tools).
+"""Grammar-constrained ("custom") tools of OpenAI's Responses and Chat Completions APIs.
 
 A tool whose definition carries ``constrainedSampling: {type: "grammar", variants: {openai_lark: ...}}``
 asks the server to hold the model to a grammar instead of a JSON schema. Models whose compat says
-``supportsOpenAIGrammarTools`` get such a tool as ``{"type": "custom", "format": {"type": "grammar",
-"syntax": "lark", "definition": ...}}``; the model then answers with a ``custom_tool_call`` whose
-``input`` is the raw text the grammar allows, and its result goes back as ``custom_tool_call_output``.
+``supportsOpenAIGrammarTools`` get such a tool as a ``custom`` tool with a grammar format, and the
+model answers with a call whose ``input`` is the raw text the grammar allows:
+
+- Responses: ``{"type": "custom", "name", "format": {"type": "grammar", "syntax", "definition"}}``;
+  the call is a ``custom_tool_call`` and its result goes back as ``custom_tool_call_output``.
+- Chat Completions: ``{"type": "custom", "custom": {"name", "format": {"type": "grammar", "grammar":
+  {"syntax", "definition"}}}}``; calls stream as ``tool_calls`` entries with ``custom.input`` text,
+  are replayed as ``{"type": "custom", "custom": {"name", "input"}}``, and results are ordinary
+  ``tool`` messages.
 
 Everywhere else in pi the call is an ordinary tool call with JSON arguments, so the raw input is
 carried as the one required string property of the tool's schema (``{"code": "<input>"}`` for
@@ -131,6 +137,19 @@ def custom_tool(tool: Tool, found: GrammarFormat) -> dict[str, Any]:
     }
 
 
+def chat_custom_tool(tool: Tool, found: GrammarFormat) -> dict[str, Any]:
+    """The Chat Completions ``custom`` tool definition of a grammar tool."""
+    grammar = {"syntax": found.syntax, "definition": found.definition}
+    return {
+        "type": "custom",
+        "custom": {
+            "name": tool.name,
+            "description": tool.description,
+            "format": {"type": "grammar", "grammar": grammar},
+        },
+    }
+
+
 def grammar_input(tool_name: str, arguments: Mapping[str, Any], prop: str) -> str:
     """The raw input of a stored grammar tool call (its one string argument)."""
     value = arguments.get(prop)
@@ -193,6 +212,7 @@ __all__ = [
     "COMPAT_KEY",
     "GrammarFormat",
     "GrammarInputStream",
+    "chat_custom_tool",
     "custom_tool",
     "declared_tools",
     "grammar_format",
