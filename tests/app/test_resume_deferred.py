@@ -1,4 +1,5 @@
-"""Resuming a long session builds none of its message objects until something reads the messages.
+"""Resuming a long session, or switching to one, builds none of its message objects until something
+reads the messages.
 
 `get_state` (RPC) needs only their number; the first request needs all of them, in order.
 """
@@ -83,3 +84,18 @@ async def test_the_first_request_after_resuming_carries_the_whole_history(faux: 
     assert [m.role for m in session.messages][-2:] == ["user", "assistant"]
     reopened = SessionManager.open(manager.get_session_file() or "")
     assert len(reopened.build_session_context().messages) == len(session.messages)
+
+
+async def test_switching_to_a_long_session_builds_no_message_until_read(faux: FauxProvider, tmp_path: Path) -> None:
+    long_file = _write_history(tmp_path, faux)
+    other = SessionManager.create(str(tmp_path), session_dir=tmp_path / "other")
+    other.append_message(UserMessage(content="elsewhere"))
+    session, _ = _resume(faux, tmp_path, other.get_session_file() or Path())
+    await session.switch_session(str(long_file))
+    manager = session.session
+    assert session.message_count == 2 * TURNS
+    assert state_json(session)["messageCount"] == 2 * TURNS
+    assert _parsed(manager) == 0
+    texts = [m.content if isinstance(m.content, str) else m.content[0].text for m in session.messages]  # type: ignore[union-attr]
+    assert texts == [text for turn in range(TURNS) for text in (f"question {turn}", f"answer {turn}")]
+    assert _parsed(manager) == 2 * TURNS

@@ -59,9 +59,13 @@ class Navigation:
         await self.core.events.emit(SessionStartEvent(reason, previous))
 
     def reload_from_session(self) -> None:
-        """Make the agent's context, model and thinking level those of the session's current branch."""
+        """Make the agent's context, model and thinking level those of the session's current branch.
+
+        The messages come deferred, as on resume: a long session switched to is parsed when something
+        first reads its transcript, not before the switch is answered.
+        """
         core = self.core
-        context = core.manager.build_session_context()
+        context = core.manager.build_deferred_context()
         core.agent.reset()
         core.agent.replace_messages(context.messages)
         if context.model is not None:
