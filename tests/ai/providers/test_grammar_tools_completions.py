@@ -109,14 +109,18 @@ async def test_the_second_turn_replays_the_custom_call_and_its_result(server: Sc
     assert function["name"] == "codemode" and json.loads(function["arguments"]) == {"code": "return 1;"}
 
 
-async def test_a_call_that_switches_from_function_to_custom_input_fails_the_reply(server: ScriptedServer) -> None:
-    server.queue(
-        reply(
-            chunk(tool_delta(0, call_id="call_1", name="codemode", args='{"co')),
-            chunk({"tool_calls": [{"index": 0, "custom": {"input": "return 1;"}}]}),
-            chunk({}, "tool_calls"),
-        )
-    )
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        [tool_delta(0, call_id="call_1", name="codemode", args='{"co'), custom_delta(0, "return 1;")],
+        [custom_delta(0, "return 1;", call_id="call_1", name="codemode"), tool_delta(0, args='{"code"')],
+    ],
+    ids=["function-then-custom", "custom-then-function"],
+)
+async def test_a_call_that_mixes_function_arguments_and_custom_input_fails_the_reply(
+    server: ScriptedServer, pieces: list[dict[str, Any]]
+) -> None:
+    server.queue(reply(*(chunk(piece) for piece in pieces), chunk({}, "tool_calls")))
     _, message = await run(grammar_model(server), ctx(user("go"), tools=[codemode_tool()]), max_retries=0)
     assert message.stop_reason == "error"
     assert "both function arguments and custom input" in (message.error_message or "")

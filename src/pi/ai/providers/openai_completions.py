@@ -394,7 +394,7 @@ class _ChunkReader:
             if index is not None:
                 self.tool_index = index
         if custom is not None or self.custom is not None:
-            self.custom_input(custom)
+            self.custom_input(custom, function)
             return
         arguments = function.get("arguments")
         if isinstance(arguments, dict):  # some local servers send the object rather than JSON text
@@ -403,11 +403,11 @@ class _ChunkReader:
             fragment = arguments if isinstance(arguments, str) else ""
         builder.tool_call_delta(fragment)
 
-    def custom_input(self, custom: dict[str, Any] | None) -> None:
+    def custom_input(self, custom: dict[str, Any] | None, function: dict[str, Any]) -> None:
         """Add a ``custom`` call's raw input text; its arguments are ``{<property>: <input so far>}``."""
         stream = self.custom
         block = self.builder.open_block
-        if stream is None:  # a call that began as a function call cannot turn into a custom one
+        if stream is None or function.get("arguments"):  # one call is either a function or a custom call
             raise ValueError("a tool call streamed both function arguments and custom input")
         assert isinstance(block, ToolCall)
         text = custom.get("input") if custom is not None else None

@@ -2,12 +2,11 @@
 
 With a router configured (`pi.app.llama.config`), start-up lists the models kept from the last
 run (`pi.app.llama.store`) and then, unless pi is offline, reads the router's model list once.
-When the session starts on a llama.cpp model, or on no model yet, start-up waits for that read at
-most `STARTUP_WAIT_S`, so a `pi -p --provider llama.cpp --model <id>` run finds its model; a
-session on another provider's model does not wait. Either way a slower router's models arrive
-when it answers. A router that is not
-running is not an error: the kept models stay listed (a debug log line says why the router was
-not read). `/llama` reads the list again on every use.
+When the model asked for is a llama.cpp one, or is not found yet, start-up waits for that read at
+most `STARTUP_WAIT_S`, so a `pi -p --provider llama.cpp --model <id>` run finds its model; a run on
+another provider's model does not wait. Either way a slower router's models arrive when it
+answers. A router that is not running is not an error: the kept models stay listed (a debug log
+line says why the router was not read). `/llama` reads the list again on every use.
 """
 
 from __future__ import annotations
@@ -119,8 +118,8 @@ def startup_config(agent_dir: Path) -> RouterConfig | None:
 
 
 def create_llama_extension(startup_provider: str | None = None) -> Callable[[ExtensionAPI], Awaitable[None]]:
-    """The `setup(pi)` of `builtin:llama.cpp`; `startup_provider` is the provider of the session's
-    model at start-up (None: none resolved yet, which may be a llama.cpp model not listed yet)."""
+    """The `setup(pi)` of `builtin:llama.cpp`; `startup_provider` is the provider of the model asked
+    for (None: none resolved yet, which may be a llama.cpp model not listed yet)."""
 
     async def setup(pi: ExtensionAPI) -> None:
         from pi.app.paths import agent_dir
