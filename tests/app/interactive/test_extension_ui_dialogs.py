@@ -116,8 +116,9 @@ async def test_input_shows_placeholder_and_returns_the_typed_text(tmp_path: Path
         await h.wait("> hello world")
         h.keys(ENTER)
         assert await settle(task) == "hello world"
-        task = asyncio.ensure_future(ui.input("Enter a value"))
-        await h.wait("Enter a value")
+        # Another title: waiting for the first one could match the closing dialog's last frame.
+        task = asyncio.ensure_future(ui.input("Enter another value"))
+        await h.wait("Enter another value")
         h.type("abc")
         h.keys(ESC)
         assert await settle(task) is None
