@@ -1,4 +1,5 @@
-"""/share to Radius in the real `pi` in tmux, with `PI_RADIUS_GATEWAY` at a loopback artifact server."""
+"""/share to Radius and the Radius model list in the real `pi` in tmux, with `PI_RADIUS_GATEWAY` at a
+loopback gateway."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.app.oauth.radius_gateway import GATEWAY_MODEL
 from tests.support.http_server import ScriptedServer, json_response
 from tests.tui_e2e.anthropic_chunks import anthropic_reply
 from tests.tui_e2e.harness import TmuxPi
@@ -61,3 +63,26 @@ def test_share_to_radius_without_a_login_says_to_sign_in(
     _chat_then_share(pi, server, {"PI_RADIUS_GATEWAY": gateway.url, "RADIUS_API_KEY": ""})
     pi.wait_for("Radius authentication is not configured. Run '/login radius' first.")
     assert gateway.requests == []
+
+
+def test_opening_the_model_selector_lists_the_radius_accounts_models(
+    make_pi: Any, server: ScriptedServer, gateway: ScriptedServer
+) -> None:
+    """With a Radius key, /model fetches the account's list from the gateway and shows its models."""
+    model = {**GATEWAY_MODEL, "id": "gw-tmux", "name": "GW Tmux"}
+    gateway.queue(json_response(200, {"baseUrl": f"{gateway.url}/v1", "models": [model]}))
+    pi: TmuxPi = make_pi()
+    online = {"PI_OFFLINE": ""}  # the harness runs pi offline, which would leave the gateway unasked
+    pi.start(
+        "--use-theme",
+        "dark",
+        "--tui-mode",
+        "regular",
+        env={**online, "PI_RADIUS_GATEWAY": gateway.url, "RADIUS_API_KEY": "rk-tmux-2"},
+    )
+    pi.wait_for("fake-claude • medium")
+    pi.type("/model gw-tmux")
+    pi.keys("Enter")
+    pi.wait_for("gw-tmux [radius]")
+    (config,) = gateway.requests
+    assert config.path == "/v1/config" and config.headers["authorization"] == "Bearer rk-tmux-2"

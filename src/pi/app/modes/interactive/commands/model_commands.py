@@ -1,7 +1,8 @@
 """/model, /thinking and /scoped-models, and the model selector Ctrl+L opens.
 
 Choosing a model or level with Enter changes only the session; Ctrl+S in a selector also saves it
-as the default in settings.json. Nothing is saved implicitly.
+as the default in settings.json. Nothing is saved implicitly. Opening the selector refreshes the
+Radius account's model list in the background (`catalog_refresh`).
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def switch_model(api: InteractiveApi, model: Model, save: bool) -> None:
 
 
 def open_model_selector(api: InteractiveApi, query: str = "") -> None:
-    """Show the model selector (also bound to Ctrl+L)."""
+    """Show the model selector (also bound to Ctrl+L); a Radius account's list is refreshed meanwhile."""
+    from pi.app.modes.interactive.commands.catalog_refresh import radius_token, refresh_radius_catalog
 
     def chosen(model: Model, save: bool) -> None:
         api.close_selector()
@@ -70,6 +72,14 @@ def open_model_selector(api: InteractiveApi, query: str = "") -> None:
         query=query,
     )
     api.show_selector(selector)
+    token = radius_token(api)
+    if token is not None:
+
+        def refreshed() -> None:
+            selector.set_models(selectable_models(api.session))
+            api.request_render()
+
+        api.spawn(refresh_radius_catalog(api, token, refreshed))
 
 
 async def cmd_model(api: InteractiveApi, args: str) -> None:

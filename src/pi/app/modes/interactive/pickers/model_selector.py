@@ -55,6 +55,13 @@ class ModelSelector:
     def invalidate(self) -> None:
         self.list.search.invalidate()
 
+    def set_models(self, models: Sequence[Model]) -> None:
+        """Show a refreshed model list, keeping the search and, when it is still listed, the highlighted model."""
+        highlighted = self.list.current()
+        ordered = sorted(models, key=lambda m: not same_model(m, self.current))
+        keep = next((m for m in ordered if same_model(m, highlighted)), None)
+        self.list.set_items(ordered, keep)
+
     def handle_input(self, data: str) -> bool:
         kb = self.keybindings
         model = self.list.current()
