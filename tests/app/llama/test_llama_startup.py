@@ -13,17 +13,12 @@ from typing import Any
 import pytest
 
 from pi.ai.faux import FauxProvider
-from pi.app.auth import AuthStorage
 from pi.app.extensions.builtins import BUILTINS, builtin_factories, builtins_have_work
 from pi.app.llama import extension as llama_extension
 from pi.app.llama.client import LlamaClient
 from pi.app.llama.config import RouterConfig, router_configured
 from pi.app.llama.extension import STARTUP_TIMEOUT_S, STARTUP_WAIT_S, LlamaProvider, startup_config
-from pi.app.model_registry import ModelRegistry
-from pi.app.resources import Resources
-from pi.app.sdk import CreateSessionOptions, create_agent_session
-from pi.app.settings import SettingsManager
-from pi.session.manager import SessionManager
+from tests.app.extensions.test_session_binding import make_session
 from tests.support.llama_router import LlamaRouter, router_model
 
 
@@ -137,21 +132,8 @@ def silent_router_configured(silent_server: str, tmp_path: Path, monkeypatch: py
 async def test_a_session_on_another_provider_does_not_wait_for_the_router(
     silent_router_configured: str, faux: FauxProvider, tmp_path: Path
 ) -> None:
-    auth = AuthStorage.in_memory()
-    auth.set_runtime_api_key(faux.model.provider, "test")
-    session = create_agent_session(
-        CreateSessionOptions(
-            cwd=tmp_path,
-            agent_dir=tmp_path / "agent",
-            model=faux.model,
-            settings=SettingsManager.in_memory({}),
-            auth=auth,
-            model_registry=ModelRegistry(auth, None),
-            resources=Resources(),
-            session_manager=SessionManager.in_memory(str(tmp_path)),
-            builtin_extensions=True,
-            disabled_builtins=("mcp", "codemode", "tool-search"),
-        )
+    session = make_session(
+        faux, tmp_path, [], builtin_extensions=True, disabled_builtins=("mcp", "codemode", "tool-search")
     )
     # With the old unconditional wait this would hang for STARTUP_WAIT_S (600 s).
     assert await asyncio.wait_for(session.load_extensions(), 30) == []

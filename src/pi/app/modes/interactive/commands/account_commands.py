@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pi.app.llama.config import PROVIDER as LLAMA
 from pi.app.modes.interactive.pickers.dialogs import SelectDialog
 from pi.app.modes.interactive.pickers.login_providers import (
     LOGIN_TITLE as PROVIDER_TITLE,
@@ -42,7 +43,6 @@ LOGIN_TITLE = "Select authentication method:"
 ACCOUNT_LABEL = "Sign in with an account"
 API_KEY_LABEL = "Sign in with an API key"
 RADIUS = "radius"
-LLAMA = "llama.cpp"
 LOGIN_CANCELLED = "Login cancelled"
 ANTHROPIC_SUBSCRIPTION_WARNING = (
     "Anthropic subscription auth is active. Third-party harness usage draws from extra usage and is billed per "

@@ -21,16 +21,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RADIUS = "radius"
-
 
 def radius_token(api: InteractiveApi) -> str | None:
     """The key or login token Radius requests would use now, or None when there is none (or pi is offline)."""
-    from pi.app.oauth.radius_catalog import network_allowed
+    from pi.app.oauth.radius_catalog import PROVIDER, network_allowed
 
     if not network_allowed():
         return None
-    return api.session.model_registry.auth.get_api_key(RADIUS)
+    return api.session.model_registry.auth.get_api_key(PROVIDER)
 
 
 async def refresh_radius_catalog(api: InteractiveApi, token: str, on_refreshed: Callable[[], None]) -> None:

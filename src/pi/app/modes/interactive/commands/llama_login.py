@@ -36,4 +36,4 @@ async def save_router_login(dialog: LoginDialog, auth: AuthStorage) -> Path | No
     return auth.path
 
 
-__all__ = ["KEY_PROMPT", "PROVIDER", "URL_PROMPT", "save_router_login"]
+__all__ = ["KEY_PROMPT", "URL_PROMPT", "save_router_login"]
