@@ -120,6 +120,6 @@ async def test_an_untrusted_certificate_is_refused(monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
     monkeypatch.delenv("SSL_CERT_DIR", raising=False)
     async with tls_server(b"never") as url:
-        with pytest.raises(TransportError, match="CERTIFICATE_VERIFY_FAILED"):
+        with pytest.raises(TransportError, match=r"could not be verified .*self-signed.* point SSL_CERT_FILE"):
             await get_client().send("GET", url)
     await get_client().aclose()

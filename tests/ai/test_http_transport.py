@@ -1,23 +1,29 @@
-"""The provider transport over httpcore: proxies from the environment, redirects, compressed bodies,
-the headers every request carries, and failures below HTTP, against loopback servers."""
+"""The provider transport (h11 over asyncio streams): TLS, proxies from the environment (forwarding,
+CONNECT tunnels, SOCKS5), keep-alive reuse, redirects, compressed bodies, the headers every request
+carries, and failures below HTTP, against loopback servers."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import gzip
-import importlib.util
+import re
 import socket
+import ssl
+import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 
-from pi.ai.http import TransportError, get_client, iter_sse
+from pi.ai.http import TransportError, deferred_trust_context, get_client, iter_sse
 from pi.ai.http_proxy_env import ProxyChoice, proxy_for
 from pi.ai.http_response import Headers
-from pi.ai.http_transport import MAX_REDIRECTS, USER_AGENT
+from pi.ai.http_transport import MAX_REDIRECTS, USER_AGENT, HttpPool
 from tests.ai.plain_stream import open_plain
 from tests.support.http_server import ScriptedResponse, ScriptedServer, json_response, sse
+from tests.support.proxies import ConnectProxy, Socks5Proxy
 
 PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
 
@@ -218,9 +224,157 @@ def test_headers_read_in_any_case_and_join_repeats() -> None:
     assert "Content-Type" in headers and "missing" not in headers
 
 
-async def test_a_socks_proxy_without_socksio_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    # socksio is not one of pi's dependencies; where it is installed, the proxy is simply tried.
-    expected = "pip install socksio" if importlib.util.find_spec("socksio") is None else "Connection error"
-    monkeypatch.setenv("ALL_PROXY", "socks5://127.0.0.1:9")
-    with pytest.raises(ConnectionError, match=expected):
-        await _post("http://api.example.invalid/v1/chat")
+TLS_DIR = Path(__file__).parent / "fixtures" / "tls"
+
+
+@pytest.fixture
+def tls_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedServer]:
+    """An https server with a self-signed certificate for 127.0.0.1, which SSL_CERT_FILE makes the only one trusted."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(TLS_DIR / "cert.pem"))
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(TLS_DIR / "cert.pem", TLS_DIR / "key.pem")
+    server = ScriptedServer(tls=context).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def pool() -> AsyncIterator[HttpPool]:
+    """A pool of its own, so that the trust store and proxies each test sets up are read afresh."""
+    pool = HttpPool(deferred_trust_context())
+    yield pool
+    await pool.aclose()
+
+
+async def _get(pool: HttpPool, url: str) -> tuple[int, bytes]:
+    response = await pool.send("POST", url, headers={"content-type": "application/json"}, content=b"{}")
+    try:
+        return response.status_code, await response.aread()
+    finally:
+        await response.aclose()
+
+
+async def test_https_is_verified_against_the_trust_store_ssl_cert_file_names(
+    pool: HttpPool, tls_server: ScriptedServer
+) -> None:
+    tls_server.queue(json_response(200, {"secure": True}))
+    assert tls_server.url.startswith("https://127.0.0.1:")
+    assert await _get(pool, f"{tls_server.url}/v1/chat") == (200, b'{"secure": true}')
+    assert tls_server.requests[0].path == "/v1/chat"
+
+
+async def test_https_goes_through_a_connect_tunnel_with_the_proxy_credentials(
+    pool: HttpPool, tls_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with ConnectProxy() as proxy:
+        monkeypatch.setenv("HTTPS_PROXY", proxy.url.replace("http://", "http://me:secret@"))
+        tls_server.queue(json_response(200, {"tunnelled": True}))
+        assert await _get(pool, f"{tls_server.url}/v1/chat") == (200, b'{"tunnelled": true}')
+    [tunnel] = proxy.tunnels
+    assert tunnel.target == tls_server.url.removeprefix("https://")
+    assert tunnel.credentials == "Basic " + base64.b64encode(b"me:secret").decode()
+    # TLS ran end to end through the tunnel: the server saw the request's own path and Host.
+    assert tls_server.requests[0].path == "/v1/chat"
+    assert tls_server.requests[0].headers["host"] == tunnel.target
+
+
+async def test_a_proxy_that_refuses_the_tunnel_says_so(
+    pool: HttpPool, tls_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with ConnectProxy(refuse=407) as proxy:
+        monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+        with pytest.raises(TransportError, match=r"refused a tunnel to 127\.0\.0\.1:.*407.*credentials in the proxy"):
+            await _get(pool, f"{tls_server.url}/v1/chat")
+    assert tls_server.requests == []
+
+
+@pytest.mark.parametrize("login", [None, "me:pw"])
+async def test_requests_go_through_a_socks5_proxy(
+    pool: HttpPool, tls_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch, login: str | None
+) -> None:
+    with Socks5Proxy() as proxy:
+        url = proxy.url.replace("socks5://", f"socks5://{login}@") if login else proxy.url
+        monkeypatch.setenv("ALL_PROXY", url)
+        tls_server.queue(json_response(200, {"via": "socks"}))
+        assert await _get(pool, f"{tls_server.url}/v1/chat") == (200, b'{"via": "socks"}')
+    [tunnel] = proxy.tunnels
+    assert tunnel.target == tls_server.url.removeprefix("https://")
+    assert tunnel.credentials == login
+
+
+async def test_a_socks5_refusal_names_the_reason(pool: HttpPool, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Socks5Proxy(refuse=5) as proxy:
+        monkeypatch.setenv("ALL_PROXY", proxy.url)
+        with pytest.raises(TransportError, match=r"could not connect to api\.example\.invalid:80: connection refused"):
+            await _get(pool, "http://api.example.invalid/v1/chat")
+
+
+async def test_an_unreachable_proxy_is_named_as_the_failure(pool: HttpPool, monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("ALL_PROXY", f"socks5://127.0.0.1:{port}")
+    expected = f"Could not reach the proxy socks5://127.0.0.1:{port}: Connection refused"
+    with pytest.raises(TransportError, match=re.escape(expected)):
+        await _get(pool, "http://api.example.invalid/v1/chat")
+
+
+async def test_a_proxy_scheme_pi_cannot_speak_is_refused(pool: HttpPool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ALL_PROXY", "socks4://127.0.0.1:1080")
+    with pytest.raises(TransportError, match="socks4://, which pi cannot speak"):
+        await _get(pool, "http://api.example.invalid/v1/chat")
+
+
+class _ClosingServer:
+    """Answers each connection's first request as keep-alive, then closes it: what an idle-timeout looks like."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.connections = 0
+        self.served = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            with conn:
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    head += conn.recv(4096)
+                length = int(next(
+                    (line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")),
+                    b"0",
+                ))  # fmt: skip
+                body = head.split(b"\r\n\r\n", 1)[1]
+                while len(body) < length:
+                    body += conn.recv(4096)
+                conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                conn.shutdown(socket.SHUT_RDWR)
+            self.served.set()
+
+
+async def test_a_kept_alive_connection_the_server_dropped_is_replaced(pool: HttpPool) -> None:
+    server = _ClosingServer()
+    try:
+        assert await _get(pool, f"{server.url}/a") == (200, b"ok")
+        await asyncio.to_thread(server.served.wait, 30)
+        # The pool holds the connection as idle; the server has closed its end. The next request
+        # must not fail on it, but go out on a new connection.
+        assert await _get(pool, f"{server.url}/b") == (200, b"ok")
+        assert server.connections == 2
+    finally:
+        server.listener.close()
+
+
+async def test_a_header_that_http_cannot_carry_is_refused_with_a_hint(pool: HttpPool, server: ScriptedServer) -> None:
+    with pytest.raises(TransportError, match="Check the headers and base URL"):
+        await pool.send("POST", f"{server.url}/v1", headers={"x-key": "line\nbreak"}, content=b"{}")
+    assert server.requests == []

@@ -43,8 +43,12 @@ NOT_NEEDED = (
     "pi.session.cut_point",
     "pi.session.file_ops",
     "xml.sax",
-    # provider requests go over httpcore; httpx's package would also load its command-line client
+    # provider requests speak h11 over asyncio: no httpx (which would also load its command-line
+    # client), no httpcore and no anyio
     "httpx",
+    "httpcore",
+    "anyio",
+    "sniffio",
     "click",
     "pygments",
 )
@@ -70,7 +74,7 @@ def test_print_mode_run_loads_only_what_it_uses(env: Env, tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Done.\n"
     # The run really went through the tools, the session and the HTTP client.
-    for used in ("pi.tools.bash", "pi.tools.edit", "pi.session.manager", "httpcore"):
+    for used in ("pi.tools.bash", "pi.tools.edit", "pi.session.manager", "h11"):
         assert used in modules
     assert [name for name in modules if name.startswith(NOT_NEEDED) or f"{name}." in NOT_NEEDED] == []
 

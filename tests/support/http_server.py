@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import ssl
 import threading
 import time
 from collections import deque
@@ -70,9 +71,10 @@ def json_response(status: int, body: Any, headers: dict[str, str] | None = None)
 class ScriptedServer:
     """See the module docstring. With `keep_alive`, connections serve request after request, as real
     API servers do; otherwise each response closes its connection. `connections` counts accepted ones.
+    With `tls` (a server context), it speaks https.
     """
 
-    def __init__(self, keep_alive: bool = False) -> None:
+    def __init__(self, keep_alive: bool = False, tls: ssl.SSLContext | None = None) -> None:
         self.responses: deque[ScriptedResponse] = deque()
         self.requests: list[RecordedRequest] = []
         self.upgrades: list[RecordedRequest] = []
@@ -169,12 +171,16 @@ class ScriptedServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
+        self.scheme = "http"
+        if tls is not None:
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
+            self.scheme = "https"
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return f"{self.scheme}://{host!s}:{port}"
 
     def queue(self, *responses: ScriptedResponse) -> None:
         with self._lock:
