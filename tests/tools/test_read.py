@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from pi.agent.tool import AgentTool, AgentToolResult
 from pi.ai.abort import AbortController
 from pi.ai.types import TextContent
+from pi.tools import read as read_module
 from pi.tools.fs_errors import FileToolError
 from pi.tools.read import (
     LineWindow,
@@ -357,3 +359,37 @@ async def test_abort_while_streaming_stops_and_releases_the_file(tmp_path: Path)
     with pytest.raises(FileToolError, match=r"^Operation aborted$"):
         await tool.execute("id", ReadParams(path="f.txt"), controller.signal, None)
     assert ops.closed
+
+
+def _count_worker_trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record each call the read tool's local operations hand to a worker thread."""
+    trips: list[str] = []
+    original = asyncio.to_thread
+
+    async def counting(func: Callable[..., object], /, *args: object, **kwargs: object) -> object:
+        trips.append(getattr(func, "__name__", repr(func)))
+        return await original(func, *args, **kwargs)
+
+    monkeypatch.setattr(read_module.asyncio, "to_thread", counting)
+    return trips
+
+
+async def test_a_small_file_is_checked_and_read_in_one_worker_trip(
+    tool: AgentTool[ReadParams], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    put(tmp_path, "f.txt", numbered(40, final_newline=True))
+    trips = _count_worker_trips(monkeypatch)
+    result = await read(tool, "f.txt", offset=39)
+    assert text_of(result) == "Line 39\nLine 40\n"
+    assert trips == ["_read_small"]
+
+
+async def test_a_file_over_the_small_limit_is_streamed(
+    tool: AgentTool[ReadParams], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    put(tmp_path, "f.txt", numbered(40, final_newline=True))
+    monkeypatch.setattr(read_module, "SMALL_FILE_BYTES", 64)
+    trips = _count_worker_trips(monkeypatch)
+    result = await read(tool, "f.txt", offset=39)
+    assert text_of(result) == "Line 39\nLine 40\n"
+    assert trips[0] == "_read_small" and len(trips) > 1  # checked and sized, then read the streaming way
