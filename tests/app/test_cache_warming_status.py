@@ -66,7 +66,7 @@ def _assistant(entry_id: str, *, fresh: int, read: int, write: int, model: str =
         "cost": {"input": fresh * 3e-6, "cacheRead": read * 3e-7, "cacheWrite": write * 3.75e-6, "total": 0.5},
     }
     message = {"role": "assistant", "provider": "p", "model": model, "usage": usage, "timestamp": at, "content": []}
-    return MessageEntry(id=entry_id, parent_id=None, timestamp="2026-01-01T00:00:00Z", message_json=message)
+    return MessageEntry(id=entry_id, parent_id=None, timestamp="2026-01-01T00:00:00Z", stored=message)
 
 
 def test_a_reply_that_rewrote_a_cached_prefix_is_a_miss_and_small_ones_are_not() -> None:

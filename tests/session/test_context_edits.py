@@ -152,7 +152,7 @@ def test_a_deep_branch_builds_in_linear_time() -> None:
                 "timestamp": i,
             }
         )
-        entry = MessageEntry(id=f"{i:08x}", parent_id=parent, timestamp="t", message_json=message)
+        entry = MessageEntry(id=f"{i:08x}", parent_id=parent, timestamp="t", stored=message)
         entries.append(entry)
         parent = entry.id
     small = build_session_context(entries[:2000], entries[1999].id)

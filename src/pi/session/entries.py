@@ -2,17 +2,20 @@
 
 A session file is written by more than one program (this one, the TypeScript pi, newer versions of
 either), so every entry keeps the fields it does not know in `extra` and an entry of an unknown type
-is kept whole as `UnknownEntry`. Messages are stored as the JSON dict read from disk and parsed into
-message objects only when first asked for: resuming a long session then costs little more than
-reading its lines, and a message this version cannot parse is still written back unchanged.
+is kept whole as `UnknownEntry`. A message read from disk stays JSON text until something needs it,
+then becomes the stored dict, and a message object only when first asked for: resuming a long
+session then costs little more than finding its lines' envelopes, and a message this version cannot
+parse is still written back unchanged.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
-from msgspec import Struct, field
+from msgspec import Raw, Struct, field
+from msgspec.json import Decoder
 from pydantic import Field, TypeAdapter, ValidationError
 
 from pi.agent.messages import AgentMessage, to_jsonable
@@ -26,6 +29,7 @@ from pi.session.header import (
     new_entry_id,
     reorder,
 )
+from pi.session.json_line import loads_bytes
 from pi.session.messages import (
     BashExecutionMessage,
     BranchSummaryMessage,
@@ -117,15 +121,38 @@ class _Entry(Struct, kw_only=True):
         return reorder(out, self.key_order) if self.key_order is not None else out
 
 
+class _Role(Struct):
+    role: Any = None
+
+
+_ROLE = Decoder(_Role)
+_ROLE_FIRST = re.compile(rb'\{\s*"role"\s*:\s*"([A-Za-z_]{1,40})"\s*[,}]')
+"""A message that begins with its role, as pi writes every one: read from the first bytes alone."""
+
+
+def _raw_role(raw: Raw) -> Any:
+    found = _ROLE_FIRST.match(memoryview(raw)[:64].tobytes())
+    if found is not None:
+        return found.group(1).decode("ascii")
+    return _ROLE.decode(raw).role
+
+
 class MessageEntry(_Entry, kw_only=True):
-    """One message of the conversation; `parsed` caches the object built from `message_json`."""
+    """One message of the conversation, held as stored JSON and parsed into an object on first use.
+
+    A message read from a file may still be JSON text (`raw`): it is decoded into `stored` when
+    first needed, and its role is read without decoding the rest. Construct entries with `stored`.
+    """
 
     type: Literal["message"] = "message"
-    message_json: dict[str, Any]
-    """The message as stored (pi's camelCase JSON): what is written back, unknown fields included."""
+    stored: dict[str, Any] | None = None
+    """The message as stored (pi's camelCase JSON), unknown fields included: what is written back."""
+    raw: Raw | None = None
+    """The message's JSON text as read from the file, until `message_json` decodes it."""
     parsed: AgentMessage | None = None
+    raw_role: str | None = None
 
-    FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("message_json", "message", True),)
+    FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("stored", "message", True),)
 
     @classmethod
     def of(cls, message: AgentMessage, *, id: str, parent_id: str | None, timestamp: str | None = None) -> MessageEntry:
@@ -134,9 +161,19 @@ class MessageEntry(_Entry, kw_only=True):
             id=id,
             parent_id=parent_id,
             timestamp=timestamp or iso_now(),
-            message_json=data if isinstance(data, dict) else {"role": message.role},
+            stored=data if isinstance(data, dict) else {"role": message.role},
             parsed=message,
         )
+
+    @property
+    def message_json(self) -> dict[str, Any]:
+        """The message as stored (pi's camelCase JSON), decoded from the file's text on first use."""
+        stored = self.stored
+        if stored is None:
+            decoded = loads_bytes(bytes(self.raw)) if self.raw is not None else None
+            stored = self.stored = decoded if type(decoded) is dict else {}
+            self.raw = None
+        return stored
 
     @property
     def message(self) -> AgentMessage:
@@ -147,9 +184,21 @@ class MessageEntry(_Entry, kw_only=True):
 
     @property
     def role(self) -> str | None:
-        """The message's role without parsing it."""
+        """The message's role without parsing it (or, for a message still in JSON text, decoding it)."""
+        if self.stored is None and self.raw is not None:
+            if self.raw_role is None:
+                try:
+                    role = _raw_role(self.raw)
+                except ValueError:
+                    role = self.message_json.get("role")
+                self.raw_role = role if isinstance(role, str) else ""
+            return self.raw_role or None
         role = self.message_json.get("role")
         return role if isinstance(role, str) else None
+
+    def to_dict(self) -> dict[str, Any]:
+        self.message_json  # noqa: B018 - a message still in JSON text is decoded to be written
+        return super().to_dict()
 
 
 class ThinkingLevelChangeEntry(_Entry, kw_only=True):
@@ -374,7 +423,7 @@ def entry_from_dict(data: dict[str, Any]) -> SessionEntry:
         entry_id, parent_id, timestamp, message = data["id"], data["parentId"], data["timestamp"], data["message"]
         valid = type(entry_id) is str and type(timestamp) is str and type(message) is dict
         if valid and (parent_id is None or type(parent_id) is str):
-            return MessageEntry(id=entry_id, parent_id=parent_id, timestamp=timestamp, message_json=message)
+            return MessageEntry(id=entry_id, parent_id=parent_id, timestamp=timestamp, stored=message)
     kind = data.get("type")
     entry_id = data.get("id")
     parent_id = data.get("parentId")

@@ -21,6 +21,7 @@ from pi.session.context import (
     path_to,
 )
 from pi.session.entries import (
+    CURRENT_SESSION_VERSION,
     ENTRY_TYPES,
     BranchSummaryEntry,
     CompactionEntry,
@@ -43,8 +44,9 @@ from pi.session.entries import (
 from pi.session.ids import create_session_id, normalize_session_name, validate_session_id
 from pi.session.listing import SessionDirectoryQueries, is_custom_dir, most_recent_session_file
 from pi.session.manager_reads import SessionReads
-from pi.session.migrate import migrate_lines
+from pi.session.migrate import file_version, migrate_lines
 from pi.session.storage import (
+    LazyMessageLine,
     SessionFileError,
     create_exclusive,
     default_session_dir,
@@ -52,12 +54,19 @@ from pi.session.storage import (
     invalid_session_file,
     read_header,
     read_session_file,
+    read_session_file_lazily,
     session_file_name,
 )
 from pi.session.tree import Label, SessionTreeNode, without_labels
 from pi.session.writer import SessionWriter
 
 _CONVERSATION_ROLES = frozenset({"user", "assistant"})
+
+
+def _entry_of(line: dict[str, Any] | LazyMessageLine) -> SessionEntry:
+    if isinstance(line, LazyMessageLine):
+        return MessageEntry(id=line.id, parent_id=line.parent_id, timestamp=line.timestamp, raw=line.message)
+    return entry_from_dict(line)
 
 
 class SessionManager(SessionReads, SessionDirectoryQueries):
@@ -213,19 +222,28 @@ class SessionManager(SessionReads, SessionDirectoryQueries):
     def _load(self, file: Path) -> None:
         if file.is_dir():
             raise SessionFileError(f"Session path is a directory, not a session file: {file}")
-        raw = read_session_file(file) if file.exists() else None
+        raw = read_session_file_lazily(file) if file.exists() else None
         if raw is None or (not raw.lines and not raw.warnings):
             self.new_session()
             self._writer.reset(file)
             self._writer.adopt_empty = raw is not None
             self._writer.needs_newline = raw.needs_newline if raw is not None else False
             return
-        header = SessionHeader.from_dict(raw.lines[0]) if raw.lines else None
+        first = raw.lines[0] if raw.lines else None
+        if not isinstance(first, dict):
+            raise invalid_session_file(file)
+        header = SessionHeader.from_dict(first)
         if header is None:
             raise invalid_session_file(file)
-        migrated = migrate_lines(raw.lines)
-        header = SessionHeader.from_dict(raw.lines[0]) or header
-        entries = [entry_from_dict(d) for d in raw.lines[1:]]
+        lines = raw.lines
+        migrated = False
+        if file_version([first]) < CURRENT_SESSION_VERSION:
+            # An older format is upgraded line by line, as dicts.
+            dicts = [line.as_dict() if isinstance(line, LazyMessageLine) else line for line in lines]
+            migrated = migrate_lines(dicts)
+            header = SessionHeader.from_dict(dicts[0]) or header
+            lines = list(dicts)
+        entries = [_entry_of(line) for line in lines[1:]]
         self.warnings.extend(raw.warnings)
         for entry in entries:
             if isinstance(entry, UnknownEntry) and entry.type in ENTRY_TYPES:

@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct, field
-from pydantic_core import from_json
+from msgspec import DecodeError, Raw, Struct, field
+from msgspec.json import Decoder
 
 from pi.atomic_file import write_file_atomically
 from pi.session.entries import SessionHeader
+from pi.session.json_line import BLANK, loads_bytes
 
 
 class SessionFileError(ValueError):
@@ -33,6 +35,53 @@ class SessionFileError(ValueError):
 def invalid_session_file(path: str | Path) -> SessionFileError:
     """The error for a non-empty file that is not a session: it is left alone, never overwritten."""
     return SessionFileError(f"Session file is not a valid pi session: {path}")
+
+
+class LazyMessageLine(Struct, forbid_unknown_fields=True, rename="camel"):
+    """A ``message`` line read as far as its envelope; the message itself is still JSON text.
+
+    Decoding a message into dicts and lists is most of what reading a session costs, and resuming
+    a long one needs only a few of them at once (the tree needs the envelopes, the transcript is
+    parsed when first read), so each is decoded when something first asks for it.
+    """
+
+    type: str
+    id: str
+    parent_id: str | None
+    timestamp: str
+    message: Raw
+
+    def as_dict(self) -> dict[str, Any]:
+        """The line as `json.loads` gives it."""
+        message = loads_bytes(bytes(self.message))
+        return {
+            "type": self.type,
+            "id": self.id,
+            "parentId": self.parent_id,
+            "timestamp": self.timestamp,
+            "message": message if type(message) is dict else {},
+        }
+
+
+_MESSAGE_ENVELOPE = re.compile(
+    rb'\s*\{\s*"type"\s*:\s*"message"\s*,\s*"id"\s*:\s*"[^"\\]*"\s*,\s*"parentId"\s*:\s*(?:null|"[^"\\]*")'
+    rb'\s*,\s*"timestamp"\s*:\s*"[^"\\]*"\s*,\s*"message"\s*:\s*\{'
+)
+"""The start of a message line in pi's key order with an object for its message.
+
+Only such lines are read lazily: any other order is kept as read (`key_order`), and extra fields
+(which the envelope type refuses) are kept in `extra`, so those lines take the general path.
+"""
+
+_LAZY_MESSAGE = Decoder(LazyMessageLine)
+
+
+class LazySessionFile(Struct):
+    """`RawSessionFile` with message lines possibly still as `LazyMessageLine`."""
+
+    lines: list[dict[str, Any] | LazyMessageLine] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    needs_newline: bool = False
 
 
 class RawSessionFile(Struct):
@@ -84,70 +133,48 @@ def dumps_line(data: dict[str, Any]) -> str:
     return line
 
 
-_DECODER = json.JSONDecoder()
-
-
-def _loads_line(line: str) -> Any:
-    """`json.loads(line)`, or None where it would raise; a line without surrounding blanks is decoded directly.
-
-    `raw_decode` skips the wrapper that looks for blanks before and after the value.
-    """
-    try:
-        data, end = _DECODER.raw_decode(line)
-    except ValueError:
-        data, end = _MALFORMED, 0
-    if data is not _MALFORMED and (end == len(line) or line[end:].isspace()):
-        return data
-    try:
-        return json.loads(line)
-    except ValueError:
-        return None
-
-
-_MALFORMED = object()
-
-
-def _loads_bytes(line: bytes) -> Any:
-    """`json.loads` of one UTF-8 line, decoded by pydantic_core's parser where it can be.
-
-    That parser is about twice as fast on session lines, and every line it accepts decodes to the same
-    value `json.loads` gives (same numbers, strings, key order and last-one-wins for repeated keys). What
-    it refuses (invalid UTF-8, a lone surrogate escape, anything malformed) goes the standard way, so the
-    same lines are accepted and rejected as before.
-    """
-    try:
-        return from_json(line, cache_strings="keys")
-    except ValueError:
-        text = line.decode("utf-8", errors="replace")
-        return _BLANK if text.isspace() else _loads_line(text)
-
-
-_BLANK = object()
+def _parse(data: bytes, source: str, lines: list[Any], warnings: list[str], lazy_messages: bool) -> None:
+    needs_newline = bool(data) and not data.endswith(b"\n")
+    raw_lines = data.split(b"\n")
+    last = len(raw_lines) - 1
+    for number, line in enumerate(raw_lines, start=1):
+        if not line:
+            continue
+        if lazy_messages and _MESSAGE_ENVELOPE.match(line):
+            try:
+                lines.append(_LAZY_MESSAGE.decode(line))
+                continue
+            except DecodeError:
+                pass  # an unusual line: decoded whole below, as any other
+        value = loads_bytes(line)
+        if type(value) is dict:
+            lines.append(value)
+            continue
+        if value is BLANK:
+            continue
+        torn = number - 1 == last and needs_newline
+        reason = "incomplete last line (interrupted write?)" if torn else "not a JSON object"
+        warnings.append(f"{source}:{number}: skipped {reason}")
 
 
 def parse_lines(data: bytes, source: str = "session") -> RawSessionFile:
     """The JSON objects of a file's lines (UTF-8); blank lines are ignored, unreadable ones reported."""
     result = RawSessionFile(needs_newline=bool(data) and not data.endswith(b"\n"))
-    lines = data.split(b"\n")
-    last = len(lines) - 1
-    for number, line in enumerate(lines, start=1):
-        if not line:
-            continue
-        value = _loads_bytes(line)
-        if type(value) is dict:
-            result.lines.append(value)
-            continue
-        if value is _BLANK:
-            continue
-        torn = number - 1 == last and result.needs_newline
-        reason = "incomplete last line (interrupted write?)" if torn else "not a JSON object"
-        result.warnings.append(f"{source}:{number}: skipped {reason}")
+    _parse(data, source, result.lines, result.warnings, lazy_messages=False)
     return result
 
 
 def read_session_file(path: str | Path) -> RawSessionFile:
     """All readable lines of `path`; an unreadable UTF-8 sequence is replaced rather than failing the load."""
     return parse_lines(Path(path).read_bytes(), str(path))
+
+
+def read_session_file_lazily(path: str | Path) -> LazySessionFile:
+    """`read_session_file` with message lines in pi's usual shape left as `LazyMessageLine`."""
+    data = Path(path).read_bytes()
+    result = LazySessionFile(needs_newline=bool(data) and not data.endswith(b"\n"))
+    _parse(data, str(path), result.lines, result.warnings, lazy_messages=True)
+    return result
 
 
 def read_header(path: str | Path) -> SessionHeader | None:
@@ -218,6 +245,8 @@ def write_file_atomic(path: Path, lines: Iterable[str], *, fsync: bool = False) 
 
 
 __all__ = [
+    "LazyMessageLine",
+    "LazySessionFile",
     "RawSessionFile",
     "SessionFileError",
     "append_lines",
@@ -230,6 +259,7 @@ __all__ = [
     "parse_lines",
     "read_header",
     "read_session_file",
+    "read_session_file_lazily",
     "session_file_name",
     "sessions_root",
     "write_file_atomic",
