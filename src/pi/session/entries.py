@@ -11,7 +11,6 @@ parse is still written back unchanged.
 from __future__ import annotations
 
 import functools
-import re
 from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from msgspec import Raw, Struct, field
@@ -126,15 +125,7 @@ class _Role(Struct):
 
 
 _ROLE = Decoder(_Role)
-_ROLE_FIRST = re.compile(rb'\{\s*"role"\s*:\s*"([A-Za-z_]{1,40})"\s*[,}]')
-"""A message that begins with its role, as pi writes every one: read from the first bytes alone."""
-
-
-def _raw_role(raw: Raw) -> Any:
-    found = _ROLE_FIRST.match(memoryview(raw)[:64].tobytes())
-    if found is not None:
-        return found.group(1).decode("ascii")
-    return _ROLE.decode(raw).role
+"""Reads only a message's role; the rest of its JSON is skipped without building anything."""
 
 
 class MessageEntry(_Entry, kw_only=True):
@@ -188,7 +179,7 @@ class MessageEntry(_Entry, kw_only=True):
         if self.stored is None and self.raw is not None:
             if self.raw_role is None:
                 try:
-                    role = _raw_role(self.raw)
+                    role = _ROLE.decode(self.raw).role
                 except ValueError:
                     role = self.message_json.get("role")
                 self.raw_role = role if isinstance(role, str) else ""
