@@ -129,3 +129,25 @@ def test_a_resumed_session_appends_without_touching_what_it_has_not_read(tmp_pat
     after = file.read_bytes()
     assert after.startswith(before)
     assert json.loads(after.splitlines()[-1])["message"] == json.loads(lines[1])["message"]
+
+
+def test_a_message_line_whose_message_is_not_an_object_is_kept_as_an_unknown_entry(tmp_path: Path) -> None:
+    odd = {"type": "message", "id": "a", "parentId": None, "timestamp": "t", "message": "just text"}
+    manager = SessionManager.open(_write(tmp_path / "s.jsonl", [_compact(HEADER), _compact(odd)]))
+    [entry] = manager.get_entries()
+    assert not isinstance(entry, MessageEntry)
+    assert entry.to_dict() == odd
+    assert any("unexpected shape" in warning for warning in manager.warnings)
+
+
+def test_torn_and_garbled_lines_are_reported_by_number(tmp_path: Path) -> None:
+    good = _compact(_line("a", None, {"role": "user", "content": "hi", "timestamp": 1}))
+    data = _compact(HEADER) + b"\n\nnot json\n" + good + b"\n" + good[:30]
+    file = tmp_path / "s.jsonl"
+    file.write_bytes(data)
+    manager = SessionManager.open(file)
+    assert [entry.role for entry in _messages(manager)] == ["user"]
+    assert manager.warnings == [
+        f"{file}:3: skipped not a JSON object",
+        f"{file}:5: skipped incomplete last line (interrupted write?)",
+    ]

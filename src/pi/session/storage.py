@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -63,15 +62,23 @@ class LazyMessageLine(Struct, forbid_unknown_fields=True, rename="camel"):
         }
 
 
-_MESSAGE_ENVELOPE = re.compile(
-    rb'\s*\{\s*"type"\s*:\s*"message"\s*,\s*"id"\s*:\s*"[^"\\]*"\s*,\s*"parentId"\s*:\s*(?:null|"[^"\\]*")'
-    rb'\s*,\s*"timestamp"\s*:\s*"[^"\\]*"\s*,\s*"message"\s*:\s*\{'
-)
-"""The start of a message line in pi's key order with an object for its message.
+_MESSAGE_STARTS = (b'{"type":"message","id":"', b'{"type": "message", "id": "')
+"""How a message line begins as pi writes it (compact) and as Python's `json.dumps` does."""
 
-Only such lines are read lazily: any other order is kept as read (`key_order`), and extra fields
-(which the envelope type refuses) are kept in `extra`, so those lines take the general path.
-"""
+
+def _in_pi_order(data: bytes, start: int, end: int) -> bool:
+    """Whether the line at `data[start:end]` names its keys in pi's order: parentId, timestamp, message.
+
+    The first occurrence of each key after the line's ``"type":"message"`` is compared: in a line of
+    another order one of them is first found later (or inside the message), so such a line is never
+    taken for one in pi's order. Lines that fail go the general way, which keeps their order.
+    """
+    after = start + 20  # past the "message" that is the type's value
+    parent = data.find(b'"parentId"', after, end)
+    stamp = data.find(b'"timestamp"', after, end)
+    message = data.find(b'"message"', after, end)
+    return 0 <= parent < stamp < message
+
 
 _LAZY_MESSAGE = Decoder(LazyMessageLine)
 
@@ -134,27 +141,36 @@ def dumps_line(data: dict[str, Any]) -> str:
 
 
 def _parse(data: bytes, source: str, lines: list[Any], warnings: list[str], lazy_messages: bool) -> None:
-    needs_newline = bool(data) and not data.endswith(b"\n")
-    raw_lines = data.split(b"\n")
-    last = len(raw_lines) - 1
-    for number, line in enumerate(raw_lines, start=1):
-        if not line:
+    """Each line of `data` into `lines`, or a warning; found by position, so no line is copied until needed."""
+    view = memoryview(data)
+    size = len(data)
+    start = 0
+    number = 0
+    while start < size:
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = size
+        number += 1
+        if end == start:
+            start = end + 1
             continue
-        if lazy_messages and _MESSAGE_ENVELOPE.match(line):
+        if lazy_messages and data.startswith(_MESSAGE_STARTS, start, end) and _in_pi_order(data, start, end):
             try:
-                lines.append(_LAZY_MESSAGE.decode(line))
-                continue
+                line = _LAZY_MESSAGE.decode(view[start:end])
             except DecodeError:
-                pass  # an unusual line: decoded whole below, as any other
-        value = loads_bytes(line)
+                line = None  # an unusual line: decoded whole below, as any other
+            if line is not None and memoryview(line.message)[:1] == b"{":
+                lines.append(line)
+                start = end + 1
+                continue
+        value = loads_bytes(data[start:end])
         if type(value) is dict:
             lines.append(value)
-            continue
-        if value is BLANK:
-            continue
-        torn = number - 1 == last and needs_newline
-        reason = "incomplete last line (interrupted write?)" if torn else "not a JSON object"
-        warnings.append(f"{source}:{number}: skipped {reason}")
+        elif value is not BLANK:
+            torn = end == size  # the last line, with no newline after it
+            reason = "incomplete last line (interrupted write?)" if torn else "not a JSON object"
+            warnings.append(f"{source}:{number}: skipped {reason}")
+        start = end + 1
 
 
 def parse_lines(data: bytes, source: str = "session") -> RawSessionFile:
