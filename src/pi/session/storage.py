@@ -159,7 +159,7 @@ def _parse(data: bytes, source: str, lines: list[Any], warnings: list[str], lazy
                 line = _LAZY_MESSAGE.decode(view[start:end])
             except DecodeError:
                 line = None  # an unusual line: decoded whole below, as any other
-            if line is not None and memoryview(line.message)[:1] == b"{":
+            if line is not None and memoryview(line.message)[:1].tobytes() == b"{":
                 lines.append(line)
                 start = end + 1
                 continue
