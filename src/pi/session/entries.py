@@ -142,6 +142,7 @@ class MessageEntry(_Entry, kw_only=True):
     """The message's JSON text as read from the file, until `message_json` decodes it."""
     parsed: AgentMessage | None = None
     raw_role: str | None = None
+    """The role read from `raw` ("" when it is not a string), so that asking again decodes nothing."""
 
     FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("stored", "message", True),)
 
