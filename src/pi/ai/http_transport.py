@@ -123,17 +123,35 @@ class _Connection:
         self.writer.close()
 
     async def next_event(self, read_timeout: float | None) -> object:
-        """The next h11 event of the answer, reading from the socket as long as h11 needs more bytes."""
-        while True:
-            event = self.protocol.next_event()
-            if event is not h11.NEED_DATA:
-                return event
-            try:
-                async with asyncio.timeout(read_timeout):
-                    data = await self.reader.read(_READ_SIZE)
-            except TimeoutError:
-                raise TransportTimeout(f"ReadTimeout: {self.where} sent nothing for {read_timeout:g} s.") from None
-            self.protocol.receive_data(data)
+        return await _next_event(self.protocol, self.reader, read_timeout, self.where)
+
+
+async def _next_event(
+    protocol: h11.Connection, reader: asyncio.StreamReader, read_timeout: float | None, where: str
+) -> object:
+    """The next h11 event of an answer, reading from the socket as long as h11 needs more bytes."""
+    while True:
+        event = protocol.next_event()
+        if event is not h11.NEED_DATA:
+            return event
+        try:
+            async with asyncio.timeout(read_timeout):
+                data = await reader.read(_READ_SIZE)
+        except TimeoutError:
+            raise TransportTimeout(f"ReadTimeout: {where} sent nothing for {read_timeout:g} s.") from None
+        protocol.receive_data(data)
+
+
+async def _answer_head(
+    protocol: h11.Connection, reader: asyncio.StreamReader, read_timeout: float | None, where: str
+) -> h11.Response | None:
+    """The status and headers of an answer (1xx answers skipped), or None when the peer closed first."""
+    while True:
+        event = await _next_event(protocol, reader, read_timeout, where)
+        if isinstance(event, h11.Response):
+            return event
+        if not isinstance(event, h11.InformationalResponse):
+            return None
 
 
 class _Body:
@@ -272,12 +290,10 @@ class HttpPool:
                 await conn.writer.drain()
         except TimeoutError:
             raise TransportTimeout(f"WriteTimeout: {conn.where} took the request for {timeouts.write:g} s.") from None
-        while True:
-            event = await conn.next_event(timeouts.read)
-            if isinstance(event, h11.Response):
-                return event
-            if not isinstance(event, h11.InformationalResponse):
-                raise TransportError(f"{conn.where} closed the connection without answering.")
+        head = await _answer_head(protocol, conn.reader, timeouts.read, conn.where)
+        if head is None:
+            raise TransportError(f"{conn.where} closed the connection without answering.")
+        return head
 
     def _idle_connection(self, key: _PoolKey) -> _Connection | None:
         idle = self._idle.get(key)
@@ -405,15 +421,8 @@ async def _open_tunnel(
     protocol = h11.Connection(h11.CLIENT, max_incomplete_event_size=_MAX_HEAD_BYTES)
     writer.write(protocol.send(h11.Request(method="CONNECT", target=authority, headers=headers)) or b"")
     await writer.drain()
-    while True:
-        event = protocol.next_event()
-        if event is h11.NEED_DATA:
-            protocol.receive_data(await reader.read(_READ_SIZE))
-            continue
-        if isinstance(event, h11.InformationalResponse):
-            continue
-        break
-    if not isinstance(event, h11.Response):
+    event = await _answer_head(protocol, reader, None, f"the proxy {proxy.url}")  # within the connect timeout
+    if event is None:
         raise TransportError(f"The proxy {proxy.url} closed the connection instead of opening a tunnel to {authority}.")
     if not 200 <= event.status_code < 300:
         hint = " Check the credentials in the proxy URL." if event.status_code == 407 else ""
