@@ -24,6 +24,25 @@ def test_message_and_model_shapes_are_built_on_first_use() -> None:
     assert done.stdout == "ok\n"
 
 
+_CHECK_TOOL_PARAMS = """
+import pi.tools.bash, pi.tools.edit, pi.tools.read, pi.tools.write
+from pi.tools.schema import ToolParams
+models = [pi.tools.bash.BashParams, pi.tools.edit.EditParams, pi.tools.edit.ReplaceEdit,
+          pi.tools.read.ReadParams, pi.tools.write.WriteParams]
+built = [m.__name__ for m in [ToolParams, *models] if m.__pydantic_complete__]
+assert built == [], built
+assert pi.tools.read.ReadParams.model_validate({"path": "a", "offset": "2"}).offset == 2
+assert pi.tools.read.ReadParams.__pydantic_complete__ and not pi.tools.write.WriteParams.__pydantic_complete__
+print("ok")
+"""
+
+
+def test_tool_parameter_models_are_built_on_first_use() -> None:
+    done = subprocess.run([sys.executable, "-c", _CHECK_TOOL_PARAMS], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "ok\n"
+
+
 _CHECK_COMPACTION_CONTROL = """
 import sys
 import pi.app.session_compaction

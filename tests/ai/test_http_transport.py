@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import errno
 import gzip
 import re
 import socket
@@ -19,8 +20,8 @@ import pytest
 
 from pi.ai.http import TransportError, deferred_trust_context, get_client, iter_sse
 from pi.ai.http_proxy_env import ProxyChoice, proxy_for
-from pi.ai.http_response import Headers
-from pi.ai.http_transport import MAX_REDIRECTS, USER_AGENT, HttpPool
+from pi.ai.http_response import Headers, TransportTimeout
+from pi.ai.http_transport import MAX_REDIRECTS, USER_AGENT, HttpPool, Timeouts
 from tests.ai.plain_stream import open_plain
 from tests.support.http_server import ScriptedResponse, ScriptedServer, json_response, sse
 from tests.support.proxies import ConnectProxy, Socks5Proxy
@@ -378,3 +379,61 @@ async def test_a_header_that_http_cannot_carry_is_refused_with_a_hint(pool: Http
     with pytest.raises(TransportError, match="Check the headers and base URL"):
         await pool.send("POST", f"{server.url}/v1", headers={"x-key": "line\nbreak"}, content=b"{}")
     assert server.requests == []
+
+
+def _full_listener() -> tuple[socket.socket, list[socket.socket]]:
+    """A listening socket that never accepts, with its accept queue already full.
+
+    Linux drops a SYN for a listener whose accept queue is full, so a further connect neither
+    succeeds nor is refused: it waits, as for a host that does not answer.
+    """
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    queued: list[socket.socket] = []
+    for _ in range(8):
+        probe = socket.socket()
+        probe.setblocking(False)
+        if probe.connect_ex(listener.getsockname()) not in (0, errno.EINPROGRESS):
+            probe.close()
+            break
+        queued.append(probe)
+    return listener, queued
+
+
+async def test_a_host_that_does_not_answer_the_connect_is_a_connect_timeout(pool: HttpPool) -> None:
+    listener, queued = _full_listener()
+    port = listener.getsockname()[1]
+    try:
+        with pytest.raises(
+            TransportTimeout, match=r"ConnectTimeout: connecting to 127\.0\.0\.1:\d+ took longer than 0\.3 s"
+        ):
+            await pool.send("GET", f"http://127.0.0.1:{port}/v1", timeouts=Timeouts(connect=0.3, read=5, write=5))
+    finally:
+        for probe in queued:
+            probe.close()
+        listener.close()
+
+
+async def test_a_server_that_stops_reading_the_request_is_a_write_timeout(pool: HttpPool) -> None:
+    release = asyncio.Event()
+    accepted = asyncio.Event()
+
+    async def never_read(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.set()
+        await release.wait()
+        writer.close()
+
+    server = await asyncio.start_server(never_read, "127.0.0.1", 0)
+    server_socket = server.sockets[0]
+    server_socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    port = server_socket.getsockname()[1]
+    body = b"x" * (64 * 1024 * 1024)  # far more than both ends' socket buffers hold
+    try:
+        with pytest.raises(TransportTimeout, match=r"WriteTimeout: 127\.0\.0\.1:\d+ took the request for 0\.5 s"):
+            await pool.send("POST", f"http://127.0.0.1:{port}/v1", content=body, timeouts=Timeouts(5, 5, 0.5))
+        assert accepted.is_set()
+    finally:
+        release.set()
+        server.close()
+        await server.wait_closed()

@@ -7,6 +7,7 @@ back or forked is the same JSON.
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 from pathlib import Path
@@ -96,6 +97,35 @@ def test_a_decoded_message_equals_what_reading_the_whole_line_gives(tmp_path: Pa
     assert list(entry.to_dict()) == list(expected)
 
 
+SPACED = [
+    (json.dumps(_line("a", None, {"role": "user", "content": "x", "timestamp": 1})).encode(), b"\n", True),
+    (
+        b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message" :\t{"role":"user","content":"x"} }',
+        b"\n",
+        True,
+    ),
+    (_compact(_line("a", None, {"role": "user", "content": "x", "timestamp": 1})), b"\r\n", True),
+    (
+        b'{"type":"message","id":"a","parentId":null,"timestamp":"a\\"message\\": {","message":{"role":"user"}}',
+        b"\n",
+        True,
+    ),
+    (b'{"type":"message","id":"a","parentId":null,"timestamp":"x\\"message","message":{"role":"user"}}', b"\n", False),
+    (b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message":[{"role":"user"}]}', b"\n", False),
+]
+
+
+@pytest.mark.parametrize(("line", "ending", "lazy"), SPACED)
+def test_the_message_text_is_found_whatever_the_spacing(tmp_path: Path, line: bytes, ending: bytes, lazy: bool) -> None:
+    data = _compact(HEADER) + ending + line + ending
+    expected = parse_lines(data).lines[1]
+    (tmp_path / "s.jsonl").write_bytes(data)
+    manager = SessionManager.open(tmp_path / "s.jsonl")
+    [entry] = manager.get_entries()
+    assert (isinstance(entry, MessageEntry) and entry.raw is not None) is lazy
+    assert entry.to_dict() == expected
+
+
 def test_lines_of_another_shape_keep_their_order_and_extra_fields(tmp_path: Path) -> None:
     message = {"role": "user", "content": "x", "timestamp": 1}
     reordered = {"id": "a", "type": "message", "parentId": None, "timestamp": "t", "message": message}
@@ -157,3 +187,26 @@ def test_torn_and_garbled_lines_are_reported_by_number(tmp_path: Path) -> None:
         f"{file}:3: skipped not a JSON object",
         f"{file}:5: skipped incomplete last line (interrupted write?)",
     ]
+
+
+def test_a_resumed_session_gives_the_collector_nothing_to_track_per_message(tmp_path: Path) -> None:
+    """Each message entry of a long session would otherwise be walked by every full collection and at exit."""
+    count = 3000
+    lines = [_compact(HEADER)]
+    parent = None
+    for n in range(count):
+        message = {"role": "user", "content": [{"type": "text", "text": f"message {n}"}], "timestamp": n}
+        lines.append(_compact(_line(f"{n:08x}", parent, message)))
+        parent = f"{n:08x}"
+    path = _write(tmp_path / "long.jsonl", lines)
+    SessionManager.open(path)  # anything imported or cached on first use is made before counting
+    gc.collect()
+    before = len(gc.get_objects())
+    manager = SessionManager.open(path)
+    added = len(gc.get_objects()) - before
+    assert len(_messages(manager)) == count
+    assert added < count // 20
+    first = _messages(manager)[0]
+    assert not gc.is_tracked(first)
+    assert first.message_json["content"] == [{"type": "text", "text": "message 0"}]
+    assert gc.is_tracked(first.message_json)  # what an entry holds is still the collector's to see

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
-from msgspec import Raw, Struct, field
+from msgspec import Struct, field
 from msgspec.json import Decoder
 from pydantic import Field, TypeAdapter, ValidationError
 
@@ -120,6 +120,25 @@ class _Entry(Struct, kw_only=True):
         return reorder(out, self.key_order) if self.key_order is not None else out
 
 
+class MessageText(Struct, frozen=True, gc=False):
+    """Where a message's JSON text lies in the bytes of the file it was read from.
+
+    Every message line of a resumed file points into one shared copy of the file, so reading a long
+    session costs no copy and no view per message, and nothing the collector must track; the bytes
+    are freed once no entry still needs its text.
+    """
+
+    source: bytes
+    start: int
+    end: int
+
+    def view(self) -> memoryview:
+        return memoryview(self.source)[self.start : self.end]
+
+    def __repr__(self) -> str:
+        return f"MessageText({self.end - self.start} bytes at {self.start})"
+
+
 class _Role(Struct):
     role: Any = None
 
@@ -128,17 +147,22 @@ _ROLE = Decoder(_Role)
 """Reads only a message's role; the rest of its JSON is skipped without building anything."""
 
 
-class MessageEntry(_Entry, kw_only=True):
+class MessageEntry(_Entry, kw_only=True, gc=False):
     """One message of the conversation, held as stored JSON and parsed into an object on first use.
 
     A message read from a file may still be JSON text (`raw`): it is decoded into `stored` when
     first needed, and its role is read without decoding the rest. Construct entries with `stored`.
+
+    The collector does not track message entries (``gc=False``): a resumed session holds one per
+    message, tens of thousands of them, and every full collection, the last ones at exit included,
+    would walk them all. Nothing they hold refers back to an entry (JSON data, the message parsed
+    from it, its text), so no reference cycle can pass through one; what they hold is still tracked.
     """
 
     type: Literal["message"] = "message"
     stored: dict[str, Any] | None = None
     """The message as stored (pi's camelCase JSON), unknown fields included: what is written back."""
-    raw: Raw | None = None
+    raw: MessageText | None = None
     """The message's JSON text as read from the file, until `message_json` decodes it."""
     parsed: AgentMessage | None = None
     raw_role: str | None = None
@@ -162,7 +186,8 @@ class MessageEntry(_Entry, kw_only=True):
         """The message as stored (pi's camelCase JSON), decoded from the file's text on first use."""
         stored = self.stored
         if stored is None:
-            decoded = loads_bytes(bytes(self.raw)) if self.raw is not None else None
+            raw = self.raw
+            decoded = loads_bytes(raw.source[raw.start : raw.end]) if raw is not None else None
             stored = self.stored = decoded if type(decoded) is dict else {}
             self.raw = None
         return stored
@@ -180,7 +205,7 @@ class MessageEntry(_Entry, kw_only=True):
         if self.stored is None and self.raw is not None:
             if self.raw_role is None:
                 try:
-                    role = _ROLE.decode(self.raw).role
+                    role = _ROLE.decode(self.raw.view()).role
                 except ValueError:
                     role = self.message_json.get("role")
                 self.raw_role = role if isinstance(role, str) else ""
@@ -469,6 +494,7 @@ __all__ = [
     "CustomMessageEntry",
     "LabelEntry",
     "MessageEntry",
+    "MessageText",
     "ModelChangeEntry",
     "SessionEntry",
     "SessionHeader",

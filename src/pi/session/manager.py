@@ -65,7 +65,7 @@ _CONVERSATION_ROLES = frozenset({"user", "assistant"})
 
 def _entry_of(line: dict[str, Any] | LazyMessageLine) -> SessionEntry:
     if isinstance(line, LazyMessageLine):
-        return MessageEntry(id=line.id, parent_id=line.parent_id, timestamp=line.timestamp, raw=line.message)
+        return MessageEntry(id=line.id, parent_id=line.parent_id, timestamp=line.timestamp, raw=line.text)
     return entry_from_dict(line)
 
 

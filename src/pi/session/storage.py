@@ -17,13 +17,13 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeAlias, TypeVar
 
 from msgspec import DecodeError, Raw, Struct, field
 from msgspec.json import Decoder
 
 from pi.atomic_file import write_file_atomically
-from pi.session.entries import SessionHeader
+from pi.session.entries import MessageText, SessionHeader
 from pi.session.json_line import BLANK, loads_bytes
 
 
@@ -36,13 +36,8 @@ def invalid_session_file(path: str | Path) -> SessionFileError:
     return SessionFileError(f"Session file is not a valid pi session: {path}")
 
 
-class LazyMessageLine(Struct, forbid_unknown_fields=True, rename="camel"):
-    """A ``message`` line read as far as its envelope; the message itself is still JSON text.
-
-    Decoding a message into dicts and lists is most of what reading a session costs, and resuming
-    a long one needs only a few of them at once (the tree needs the envelopes, the transcript is
-    parsed when first read), so each is decoded when something first asks for it.
-    """
+class _Envelope(Struct, forbid_unknown_fields=True, rename="camel"):
+    """A ``message`` line read as far as its envelope; the message is skipped, its extent kept."""
 
     type: str
     id: str
@@ -50,11 +45,29 @@ class LazyMessageLine(Struct, forbid_unknown_fields=True, rename="camel"):
     timestamp: str
     message: Raw
 
+
+_ENVELOPE = Decoder(_Envelope)
+
+
+class LazyMessageLine(Struct, gc=False):
+    """A ``message`` line whose message is still JSON text (`text`, a span of the file's bytes).
+
+    Decoding a message into dicts and lists is most of what reading a session costs, and resuming
+    a long one needs only a few of them at once (the tree needs the envelopes, the transcript is
+    parsed when first read), so each is decoded when something first asks for it.
+    """
+
+    id: str
+    parent_id: str | None
+    timestamp: str
+    text: MessageText
+
     def as_dict(self) -> dict[str, Any]:
         """The line as `json.loads` gives it."""
-        message = loads_bytes(bytes(self.message))
+        text = self.text
+        message = loads_bytes(text.source[text.start : text.end])
         return {
-            "type": self.type,
+            "type": "message",
             "id": self.id,
             "parentId": self.parent_id,
             "timestamp": self.timestamp,
@@ -65,9 +78,12 @@ class LazyMessageLine(Struct, forbid_unknown_fields=True, rename="camel"):
 _MESSAGE_STARTS = (b'{"type":"message","id":"', b'{"type": "message", "id": "')
 """How a message line begins as pi writes it (compact) and as Python's `json.dumps` does."""
 
+_MESSAGE_KEY = b'"message"'
 
-def _in_pi_order(data: bytes, start: int, end: int) -> bool:
-    """Whether the line at `data[start:end]` names its keys in pi's order: parentId, timestamp, message.
+
+def _message_key(data: bytes, start: int, end: int) -> int:
+    """Where the line at `data[start:end]` names its ``message`` key, when it names its keys in pi's order
+    (parentId, timestamp, message); -1 otherwise.
 
     The first occurrence of each key after the line's ``"type":"message"`` is compared: in a line of
     another order one of them is first found later (or inside the message), so such a line is never
@@ -76,29 +92,50 @@ def _in_pi_order(data: bytes, start: int, end: int) -> bool:
     after = start + 20  # past the "message" that is the type's value
     parent = data.find(b'"parentId"', after, end)
     stamp = data.find(b'"timestamp"', after, end)
-    message = data.find(b'"message"', after, end)
-    return 0 <= parent < stamp < message
+    message = data.find(_MESSAGE_KEY, after, end)
+    return message if 0 <= parent < stamp < message else -1
 
 
-_LAZY_MESSAGE = Decoder(LazyMessageLine)
+def _lazy_line(data: bytes, view: memoryview, start: int, end: int) -> LazyMessageLine | None:
+    """The message line at `data[start:end]` with its message left as text, or None if it is not in pi's shape.
+
+    The envelope decoder checks the line and measures the message; the message's text is then found
+    in `data` itself: an object right after the key's colon, followed only by the line's closing brace.
+    """
+    key = _message_key(data, start, end)
+    if key < 0:
+        return None
+    try:
+        envelope = _ENVELOPE.decode(view[start:end])
+    except DecodeError:
+        return None  # an unusual line: decoded whole, as any other
+    first = data.find(b"{", key + len(_MESSAGE_KEY), end)
+    if first < 0 or data[key + len(_MESSAGE_KEY) : first].strip() != b":":
+        return None  # the message is not an object
+    stop = first + len(envelope.message)
+    if data[stop - 1 : stop] != b"}" or data[stop:end].strip() != b"}":
+        return None
+    return LazyMessageLine(envelope.id, envelope.parent_id, envelope.timestamp, MessageText(data, first, stop))
 
 
-class LazySessionFile(Struct):
-    """`RawSessionFile` with message lines possibly still as `LazyMessageLine`."""
-
-    lines: list[dict[str, Any] | LazyMessageLine] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    needs_newline: bool = False
+LineT = TypeVar("LineT")
 
 
-class RawSessionFile(Struct):
+class SessionFileLines(Struct, Generic[LineT]):
     """The parsed lines of a file, before migration and typing."""
 
-    lines: list[dict[str, Any]] = field(default_factory=list)
-    """Every readable JSON object, header first."""
+    lines: list[LineT] = field(default_factory=list)
+    """Every readable line, header first."""
     warnings: list[str] = field(default_factory=list)
     needs_newline: bool = False
     """The file does not end with a newline: the next append must start with one."""
+
+
+RawSessionFile: TypeAlias = SessionFileLines[dict[str, Any]]
+"""Every line as the JSON object it holds."""
+
+LazySessionFile: TypeAlias = SessionFileLines[dict[str, Any] | LazyMessageLine]
+"""Message lines in pi's usual shape still as `LazyMessageLine`, every other line as its JSON object."""
 
 
 def encode_cwd(cwd: str) -> str:
@@ -154,12 +191,9 @@ def _parse(data: bytes, source: str, lines: list[Any], warnings: list[str], lazy
         if end == start:
             start = end + 1
             continue
-        if lazy_messages and data.startswith(_MESSAGE_STARTS, start, end) and _in_pi_order(data, start, end):
-            try:
-                line = _LAZY_MESSAGE.decode(view[start:end])
-            except DecodeError:
-                line = None  # an unusual line: decoded whole below, as any other
-            if line is not None and memoryview(line.message)[:1].tobytes() == b"{":
+        if lazy_messages and data.startswith(_MESSAGE_STARTS, start, end):
+            line = _lazy_line(data, view, start, end)
+            if line is not None:
                 lines.append(line)
                 start = end + 1
                 continue
@@ -173,11 +207,15 @@ def _parse(data: bytes, source: str, lines: list[Any], warnings: list[str], lazy
         start = end + 1
 
 
+def _lines_of(data: bytes, source: str, *, lazy_messages: bool) -> SessionFileLines[Any]:
+    result: SessionFileLines[Any] = SessionFileLines(needs_newline=bool(data) and not data.endswith(b"\n"))
+    _parse(data, source, result.lines, result.warnings, lazy_messages)
+    return result
+
+
 def parse_lines(data: bytes, source: str = "session") -> RawSessionFile:
     """The JSON objects of a file's lines (UTF-8); blank lines are ignored, unreadable ones reported."""
-    result = RawSessionFile(needs_newline=bool(data) and not data.endswith(b"\n"))
-    _parse(data, source, result.lines, result.warnings, lazy_messages=False)
-    return result
+    return _lines_of(data, source, lazy_messages=False)
 
 
 def read_session_file(path: str | Path) -> RawSessionFile:
@@ -187,10 +225,7 @@ def read_session_file(path: str | Path) -> RawSessionFile:
 
 def read_session_file_lazily(path: str | Path) -> LazySessionFile:
     """`read_session_file` with message lines in pi's usual shape left as `LazyMessageLine`."""
-    data = Path(path).read_bytes()
-    result = LazySessionFile(needs_newline=bool(data) and not data.endswith(b"\n"))
-    _parse(data, str(path), result.lines, result.warnings, lazy_messages=True)
-    return result
+    return _lines_of(Path(path).read_bytes(), str(path), lazy_messages=True)
 
 
 def read_header(path: str | Path) -> SessionHeader | None:
@@ -265,6 +300,7 @@ __all__ = [
     "LazySessionFile",
     "RawSessionFile",
     "SessionFileError",
+    "SessionFileLines",
     "append_lines",
     "create_exclusive",
     "default_agent_dir",

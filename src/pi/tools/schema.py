@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 
 def _inline(node: Any, definitions: dict[str, Any]) -> Any:
@@ -46,7 +46,14 @@ def _compact(node: Any) -> Any:
 
 
 class ToolParams(BaseModel):
-    """Base of the built-in tools' parameter models: validation as usual, a compact JSON schema."""
+    """Base of the built-in tools' parameter models: validation as usual, a compact JSON schema.
+
+    Each model's validator is built when the model is first used (its schema sent, or a call
+    validated), not at import: this base is never used itself, and a run that never offers a tool
+    never pays for its model.
+    """
+
+    model_config = ConfigDict(defer_build=True)
 
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
