@@ -132,9 +132,6 @@ class MessageText(Struct, frozen=True, gc=False):
     start: int
     end: int
 
-    def view(self) -> memoryview:
-        return memoryview(self.source)[self.start : self.end]
-
     def __repr__(self) -> str:
         return f"MessageText({self.end - self.start} bytes at {self.start})"
 
@@ -205,7 +202,8 @@ class MessageEntry(_Entry, kw_only=True, gc=False):
         if self.stored is None and self.raw is not None:
             if self.raw_role is None:
                 try:
-                    role = _ROLE.decode(self.raw.view()).role
+                    raw = self.raw
+                    role = _ROLE.decode(raw.source[raw.start : raw.end]).role
                 except ValueError:
                     role = self.message_json.get("role")
                 self.raw_role = role if isinstance(role, str) else ""
