@@ -97,7 +97,7 @@ def test_a_decoded_message_equals_what_reading_the_whole_line_gives(tmp_path: Pa
     assert list(entry.to_dict()) == list(expected)
 
 
-SPACED = [
+LINE_SHAPES = [
     (json.dumps(_line("a", None, {"role": "user", "content": "x", "timestamp": 1})).encode(), b"\n", True),
     (
         b'{"type":"message","id":"a","parentId":null,"timestamp":"t","message" :\t{"role":"user","content":"x"} }',
@@ -115,8 +115,10 @@ SPACED = [
 ]
 
 
-@pytest.mark.parametrize(("line", "ending", "lazy"), SPACED)
-def test_the_message_text_is_found_whatever_the_spacing(tmp_path: Path, line: bytes, ending: bytes, lazy: bool) -> None:
+@pytest.mark.parametrize(("line", "ending", "lazy"), LINE_SHAPES)
+def test_a_message_text_is_found_in_the_file_or_its_line_is_read_whole(
+    tmp_path: Path, line: bytes, ending: bytes, lazy: bool
+) -> None:
     data = _compact(HEADER) + ending + line + ending
     expected = parse_lines(data).lines[1]
     (tmp_path / "s.jsonl").write_bytes(data)
