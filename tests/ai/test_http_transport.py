@@ -195,6 +195,17 @@ async def test_a_base_url_without_http_is_refused_with_a_hint() -> None:
         await _post("ftp://example.com/v1/chat")
 
 
+async def test_a_base_url_whose_port_is_no_number_is_refused_with_a_hint() -> None:
+    with pytest.raises(ConnectionError, match=r"The port in 'http://127\.0\.0\.1:eighty/v1/chat' is not a number"):
+        await _post("http://127.0.0.1:eighty/v1/chat")
+
+
+async def test_a_redirect_to_a_port_that_is_no_number_is_a_transport_error(server: ScriptedServer) -> None:
+    server.queue(ScriptedResponse(status=307, headers={"location": "http://127.0.0.1:x/v2"}))
+    with pytest.raises(ConnectionError, match="is not a number"):
+        await _post(f"{server.url}/v1/chat")
+
+
 async def test_a_stream_dropped_midway_raises_a_transport_error(server: ScriptedServer) -> None:
     server.queue(ScriptedResponse(chunks=sse({"n": 1}, {"n": 2}), drop_after=1))
     response = await open_plain(f"{server.url}/v1/chat")

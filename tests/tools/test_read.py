@@ -361,7 +361,7 @@ async def test_abort_while_streaming_stops_and_releases_the_file(tmp_path: Path)
     assert ops.closed
 
 
-def _count_worker_trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def count_worker_trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record each call the read tool's local operations hand to a worker thread."""
     trips: list[str] = []
     original = asyncio.to_thread
@@ -378,7 +378,7 @@ async def test_a_small_file_is_checked_and_read_in_one_worker_trip(
     tool: AgentTool[ReadParams], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     put(tmp_path, "f.txt", numbered(40, final_newline=True))
-    trips = _count_worker_trips(monkeypatch)
+    trips = count_worker_trips(monkeypatch)
     result = await read(tool, "f.txt", offset=39)
     assert text_of(result) == "Line 39\nLine 40\n"
     assert trips == ["_read_small"]
@@ -389,7 +389,7 @@ async def test_a_file_over_the_small_limit_is_streamed(
 ) -> None:
     put(tmp_path, "f.txt", numbered(40, final_newline=True))
     monkeypatch.setattr(read_module, "SMALL_FILE_BYTES", 64)
-    trips = _count_worker_trips(monkeypatch)
+    trips = count_worker_trips(monkeypatch)
     result = await read(tool, "f.txt", offset=39)
     assert text_of(result) == "Line 39\nLine 40\n"
     assert trips[0] == "_read_small" and len(trips) > 1  # checked and sized, then read the streaming way

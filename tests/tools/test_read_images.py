@@ -27,6 +27,7 @@ from pi.tools.images import (
     process_image,
 )
 from pi.tools.read import ReadParams, ReadToolDetails, ReadToolOptions, create_read_tool
+from tests.tools.test_read import count_worker_trips
 
 
 def encode(image: Image.Image, kind: str, **params: object) -> bytes:
@@ -311,3 +312,15 @@ def test_bmp_structure_checks() -> None:
     assert detect_image_mime_type(bmp()) == "image/bmp"
     assert detect_image_mime_type(b"BM" + bytes(40)) is None
     assert detect_image_mime_type(b"BMW text that starts like a bitmap") is None
+
+
+async def test_a_small_image_is_read_from_disk_once(
+    tool: AgentTool[ReadParams], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = png()
+    (tmp_path / "image.png").write_bytes(data)
+    reads = count_worker_trips(monkeypatch)
+    result = await read(tool, "image.png")
+    [block] = image_blocks(result)
+    assert base64.b64decode(block.data) == data
+    assert [name for name in reads if name.startswith("_read")] == ["_read_small"]

@@ -17,7 +17,7 @@ import os
 import ssl
 import time
 from collections.abc import AsyncIterator
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import SplitResult, urljoin, urlsplit
 
 import h11
 from msgspec import Struct
@@ -54,10 +54,16 @@ _Origin = tuple[str, str, int]
 _PoolKey = tuple[str, str, int, ProxyChoice | None]
 
 
-def _origin(url: str) -> _Origin:
-    parts = urlsplit(url)
+def _origin(url: str, parts: SplitResult | None = None) -> _Origin:
+    """(scheme, host, port) of `url` (already split: `parts`), the port filled in from the scheme; a port
+    that is no number is refused."""
+    parts = parts or urlsplit(url)
     scheme = parts.scheme.lower()
-    return scheme, (parts.hostname or "").lower(), parts.port or (443 if scheme == "https" else 80)
+    try:
+        port = parts.port or (443 if scheme == "https" else 80)
+    except ValueError:
+        raise TransportError(f"The port in {url!r} is not a number. Check the provider's base URL.") from None
+    return scheme, (parts.hostname or "").lower(), port
 
 
 def _redirect(
@@ -235,14 +241,9 @@ class HttpPool:
         self, method: str, url: str, headers: dict[str, str], content: bytes | None, timeouts: Timeouts
     ) -> Response:
         parts = urlsplit(url)
-        scheme = parts.scheme.lower()
-        if scheme not in ("http", "https") or not parts.hostname:
+        scheme, host, port = _origin(url, parts)
+        if scheme not in ("http", "https") or not host:
             raise TransportError(f"Not an http(s) URL: {url!r}. Check the provider's base URL.")
-        try:
-            port = parts.port or (443 if scheme == "https" else 80)
-        except ValueError:
-            raise TransportError(f"The port in {url!r} is not a number. Check the provider's base URL.") from None
-        host = parts.hostname
         proxy = proxy_for(url)
         forwarded = proxy is not None and scheme == "http" and proxy.url.startswith(("http://", "https://"))
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
@@ -256,7 +257,7 @@ class HttpPool:
             raise TransportError(
                 f"This request cannot be sent: {exc}. Check the headers and base URL configured for the provider."
             ) from exc
-        key: _PoolKey = (scheme, host.lower(), port, proxy)
+        key: _PoolKey = (scheme, host, port, proxy)
         where = f"{host}:{port}"
         while True:
             conn, reused = self._idle_connection(key), True

@@ -132,6 +132,14 @@ class MessageText(Struct, frozen=True, gc=False):
     start: int
     end: int
 
+    def as_bytes(self) -> bytes:
+        return self.source[self.start : self.end]
+
+    def decoded(self) -> dict[str, Any]:
+        """The message as `json.loads` gives it; {} for a message that is not a JSON object."""
+        value = loads_bytes(self.as_bytes())
+        return value if type(value) is dict else {}
+
     def __repr__(self) -> str:
         return f"MessageText({self.end - self.start} bytes at {self.start})"
 
@@ -183,9 +191,7 @@ class MessageEntry(_Entry, kw_only=True, gc=False):
         """The message as stored (pi's camelCase JSON), decoded from the file's text on first use."""
         stored = self.stored
         if stored is None:
-            raw = self.raw
-            decoded = loads_bytes(raw.source[raw.start : raw.end]) if raw is not None else None
-            stored = self.stored = decoded if type(decoded) is dict else {}
+            stored = self.stored = self.raw.decoded() if self.raw is not None else {}
             self.raw = None
         return stored
 
@@ -202,8 +208,7 @@ class MessageEntry(_Entry, kw_only=True, gc=False):
         if self.stored is None and self.raw is not None:
             if self.raw_role is None:
                 try:
-                    raw = self.raw
-                    role = _ROLE.decode(raw.source[raw.start : raw.end]).role
+                    role = _ROLE.decode(self.raw.as_bytes()).role
                 except ValueError:
                     role = self.message_json.get("role")
                 self.raw_role = role if isinstance(role, str) else ""

@@ -64,14 +64,12 @@ class LazyMessageLine(Struct, gc=False):
 
     def as_dict(self) -> dict[str, Any]:
         """The line as `json.loads` gives it."""
-        text = self.text
-        message = loads_bytes(text.source[text.start : text.end])
         return {
             "type": "message",
             "id": self.id,
             "parentId": self.parent_id,
             "timestamp": self.timestamp,
-            "message": message if type(message) is dict else {},
+            "message": self.text.decoded(),
         }
 
 

@@ -361,9 +361,15 @@ def _text_result(text: str, details: ReadToolDetails | None = None) -> AgentTool
 
 
 async def _read_image(
-    ops: ReadOperations, opts: ReadToolOptions, processor: ImageProcessor, absolute: str, mime_type: str
+    ops: ReadOperations,
+    opts: ReadToolOptions,
+    processor: ImageProcessor,
+    absolute: str,
+    mime_type: str,
+    content: bytes | None = None,
 ) -> AgentToolResult:
-    data = await ops.read_file(absolute)
+    """The image at `absolute` as the model sees it; `content` is the file when it was already read whole."""
+    data = content if content is not None else await ops.read_file(absolute)
     profile = opts.image_resize() if opts.image_resize is not None else None
     if profile is not None:
         processed = await processor(data, mime_type, auto_resize=opts.auto_resize_images, profile=profile)
@@ -477,6 +483,7 @@ def create_read_tool(cwd: str, options: ReadToolOptions | None = None) -> AgentT
     opts = options or ReadToolOptions()
     ops: ReadOperations = opts.operations or LocalReadOperations()
     processor: ImageProcessor = opts.image_processor or process_image_async
+    small = _small_file_reader(ops)
 
     async def execute(
         tool_call_id: str, params: ReadParams, signal: AbortSignal | None, on_update: OnToolUpdate | None
@@ -485,7 +492,6 @@ def create_read_tool(cwd: str, options: ReadToolOptions | None = None) -> AgentT
         absolute = resolve_read_path(params.path, cwd, ops.exists)
         try:
             content: bytes | None = None
-            small = _small_file_reader(ops)
             if small is not None:
                 content = await small.read_small(absolute, SMALL_FILE_BYTES)
             else:
@@ -498,7 +504,7 @@ def create_read_tool(cwd: str, options: ReadToolOptions | None = None) -> AgentT
             raise_if_aborted(signal)
             mime_type = detect_image_mime_type(head)
             if mime_type is not None:
-                result = await _read_image(ops, opts, processor, absolute, mime_type)
+                result = await _read_image(ops, opts, processor, absolute, mime_type, content)
                 raise_if_aborted(signal)
                 return result
             unsupported = detect_unsupported_image(head)
