@@ -262,9 +262,7 @@ async def classify(model: ClassifierModel, request: ClassifierInput, options: St
             answers[qid] = await _question(server, request, qid, temperature)
         result.answers = answers
     except Exception as error:
-        result.answers = {}
-        result.stop_reason = "error"
-        result.error_message = failure_text(LABEL, model, root, error)
+        result.fail(failure_text(LABEL, model, root, error))
     return result
 
 

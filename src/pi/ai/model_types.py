@@ -91,6 +91,12 @@ class ClassifierResult(PiModel):
     error_message: str | None = None
     timestamp: int = Field(default_factory=lambda: int(time.time() * 1000))
 
+    def fail(self, message: str) -> None:
+        """Turn this into a failed result: no answers, ``stop_reason`` "error" and `message`; usage is kept."""
+        self.answers = {}
+        self.stop_reason = "error"
+        self.error_message = message
+
 
 class ImagesResult(PiModel):
     """What one `generate_images` call returns. It never raises: a failure has ``stop_reason`` "error"."""
@@ -104,6 +110,12 @@ class ImagesResult(PiModel):
     stop_reason: StopReason = "stop"
     error_message: str | None = None
     timestamp: int = Field(default_factory=lambda: int(time.time() * 1000))
+
+    def fail(self, message: str) -> None:
+        """Turn this into a failed result: no output, ``stop_reason`` "error" and `message`; usage is kept."""
+        self.output = []
+        self.stop_reason = "error"
+        self.error_message = message
 
 
 R = TypeVar("R", ClassifierResult, ImagesResult)

@@ -132,16 +132,13 @@ async def classify(model: ClassifierModel, request: ClassifierInput, options: St
         result.usage = token_usage(model, answer.get("usage"))  # billed even when the answers are unusable
         result.answers = parse_answers(answer.get("answers"), request)
     except Exception as error:
-        result.answers = {}
-        result.stop_reason = "error"
-        status = getattr(error, "status", None)
-        if status == 504:
-            result.error_message = (
+        if getattr(error, "status", None) == 504:
+            result.fail(
                 f"{LABEL} error (504): the request timed out at the gateway. Very large inputs "
                 "(above roughly 600K tokens) currently exceed its time limit: send a smaller state."
             )
         else:
-            result.error_message = failure_text(LABEL, model, url, error)
+            result.fail(failure_text(LABEL, model, url, error))
     return result
 
 

@@ -127,9 +127,7 @@ async def generate_images(model: ImageModel, context: Any, options: StreamOption
         result.response_id = answer.get("id") if isinstance(answer.get("id"), str) else None
         result.usage = _usage(model, answer.get("usage"))
     except Exception as error:
-        result.output = []
-        result.stop_reason = "error"
-        result.error_message = failure_text(LABEL, model, url, error)
+        result.fail(failure_text(LABEL, model, url, error))
     return result
 
 

@@ -190,9 +190,7 @@ async def classify(model: ClassifierModel, request: ClassifierInput, options: St
         result.usage = token_usage(model, output.get("usage"))  # billed even when the answers are unusable
         result.answers = parse_answers(output.get("answers"), request)
     except Exception as error:
-        result.answers = {}
-        result.stop_reason = "error"
-        result.error_message = failure_text(label, model, url, error)
+        result.fail(failure_text(label, model, url, error))
     return result
 
 

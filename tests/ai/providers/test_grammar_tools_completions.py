@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pi.ai.types import Model, ModelCompat, TextContent, ToolCall, ToolResultMessage
+from pi.ai.types import Model, ModelCompat, SystemMessage, TextContent, ToolCall, ToolReference, ToolResultMessage
 from pi.app.codemode.options import SOURCE_GRAMMAR
 from tests.ai.providers.snapshots import arguments_at_each_delta
 from tests.ai.providers.test_grammar_tools_responses import CODE_SCHEMA, codemode_tool, read_tool
@@ -107,6 +107,23 @@ async def test_the_second_turn_replays_the_custom_call_and_its_result(server: Sc
     plain = await sent_body(server, grammar_model(server, supported=False), history)
     function = plain["messages"][1]["tool_calls"][0]["function"]
     assert function["name"] == "codemode" and json.loads(function["arguments"]) == {"code": "return 1;"}
+
+
+async def test_a_grammar_tool_removed_later_still_has_its_calls_replayed_as_custom(server: ScriptedServer) -> None:
+    """The map of grammar tools comes from the conversation as written, not from the folded tool set."""
+    model = grammar_model(server)
+    added = SystemMessage(content="Base.", tools_added=[codemode_tool(), read_tool()])
+    call = ToolCall(id="call_1", name="codemode", arguments={"code": "return 1;"})
+    result = ToolResultMessage(
+        tool_call_id="call_1", tool_name="codemode", content=[TextContent(text="1")], is_error=False
+    )
+    removed = SystemMessage(tools_removed=[ToolReference(name="codemode")])
+    history = ctx(added, user("go"), assistant(model, call, stop="toolUse"), result, removed, user("next"))
+    body = await sent_body(server, model, history)
+    assert [tool["function"]["name"] for tool in body["tools"]] == ["read"]  # the folded tool set
+    assert body["messages"][2]["tool_calls"] == [
+        {"id": "call_1", "type": "custom", "custom": {"name": "codemode", "input": "return 1;"}}
+    ]
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ import base64
 import binascii
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from msgspec.structs import replace
@@ -98,14 +98,20 @@ def _effort(model: Model, requested: str) -> str | None:
     return off if isinstance(off, str) else None
 
 
-def build_request_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def build_request_body(
+    model: Model, context: Context, options: StreamOptions, grammar: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """The JSON body of one request. From ``options.extra``: ``reasoning_effort``, ``reasoning_summary``,
-    ``text_verbosity``, ``tool_choice``, ``service_tier``."""
+    ``text_verbosity``, ``tool_choice``, ``service_tier``.
+
+    `grammar` is `grammar_inputs` of `context` when the caller has it already (it reads the reply
+    with the same map)."""
     extra = options.extra
     compat = model.compat
     mid_convo = bool(compat is not None and compat.supports_mid_convo_system_messages)
     grammar_supported = supports_grammar_tools(model)
-    grammar = grammar_inputs(context, grammar_supported)
+    if grammar is None:
+        grammar = grammar_inputs(context, grammar_supported)
     context = resolve_transcript(context, mid_convo)
     body: dict[str, Any] = {
         "model": model.id,
@@ -206,11 +212,11 @@ def stream(model: Model, context: Context, options: StreamOptions) -> AssistantM
             raise ValueError(UNKNOWN_TRANSPORT.format(transport=transport))
         token = resolve_api_key(model, options)
         account = account_id_from_token(token)
-        payload = await apply_on_payload(build_request_body(model, context, options), model, options)
+        grammar = grammar_inputs(context, supports_grammar_tools(model))
+        payload = await apply_on_payload(build_request_body(model, context, options, grammar), model, options)
         request = RequestSpec(
             url=codex_url(model.base_url), headers=build_headers(model, options, token, account), body=payload
         )
-        grammar = grammar_inputs(context, supports_grammar_tools(model))
         if transport != "sse" and not (transport == "auto" and _fell_back(options.session_id)):
             failure = await _try_websocket(builder, options, request, transport, account, grammar)
             if failure is None:

@@ -139,12 +139,25 @@ def _routing(only: list[str] | None, order: list[str] | None) -> dict[str, Any]:
 
 
 def build_request_body(
-    model: Model, context: Context, options: StreamOptions, compat: ResolvedCompat | None = None
+    model: Model,
+    context: Context,
+    options: StreamOptions,
+    compat: ResolvedCompat | None = None,
+    grammar: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
+    """The JSON body of one streaming request (before `on_payload` may replace it).
+
+    `grammar` is `grammar_inputs` of `context` when the caller has it already (it reads the reply
+    with the same map). It is taken from the conversation as written, before system messages are
+    folded: a grammar tool a later system message removed still has its earlier calls replayed as
+    ``custom`` calls.
+    """
     compat = compat or get_compat(model)
-    context = resolve_transcript(context, compat.supports_mid_convo_system_messages)
     grammar_supported = supports_grammar_tools(model)
-    messages = convert_messages(model, context, compat, grammar_inputs(context, grammar_supported))
+    if grammar is None:
+        grammar = grammar_inputs(context, grammar_supported)
+    context = resolve_transcript(context, compat.supports_mid_convo_system_messages)
+    messages = convert_messages(model, context, compat, grammar)
     body: dict[str, Any] = {"model": model.id, "messages": messages, "stream": True}
     retention = resolve_cache_retention(options.cache_retention)
     if retention != "none" and options.session_id and _sends_prompt_cache_key(model, compat, retention):
@@ -471,7 +484,8 @@ def stream_openai_completions(model: Model, context: Context, options: StreamOpt
     async def body(builder: OutputBuilder) -> None:
         api_key = resolve_api_key(model, options)
         compat = get_compat(model)
-        payload = build_request_body(model, context, options, compat)
+        grammar = grammar_inputs(context, supports_grammar_tools(model))
+        payload = build_request_body(model, context, options, compat, grammar)
         payload = await apply_on_payload(payload, model, options)
         request = RequestSpec(
             url=chat_completions_url(model.base_url),
@@ -484,7 +498,7 @@ def stream_openai_completions(model: Model, context: Context, options: StreamOpt
             raise _reworded_http_error(exc, model) from exc
         try:
             builder.start()
-            await _read_stream(response, builder, grammar_inputs(context, supports_grammar_tools(model)))
+            await _read_stream(response, builder, grammar)
         except TransportError as exc:
             raise connection_lost(model.provider, model.id, exc) from exc
         finally:

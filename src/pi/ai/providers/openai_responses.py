@@ -16,6 +16,7 @@ other Responses dialects (Codex, Azure) can reuse them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from msgspec.structs import replace
@@ -68,8 +69,13 @@ def _uses_gpt5_naming(model: Model) -> bool:
     return model.id.lower().startswith("gpt-5") or model.name.lower().startswith("gpt-5")
 
 
-def build_request_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def build_request_body(
+    model: Model, context: Context, options: StreamOptions, grammar: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """The JSON body of one streaming request (before `on_payload` may replace it).
+
+    `grammar` is `grammar_inputs` of `context` when the caller has it already (it reads the reply
+    with the same map).
 
     Provider-specific options, from ``options.extra``: ``reasoning_effort``, ``reasoning_summary``
     (auto / detailed / concise), ``service_tier`` (e.g. flex, priority) and ``tool_choice``.
@@ -78,7 +84,8 @@ def build_request_body(model: Model, context: Context, options: StreamOptions) -
     compat = model.compat
     mid_convo = bool(compat is not None and compat.supports_mid_convo_system_messages)
     grammar_supported = supports_grammar_tools(model)
-    grammar = grammar_inputs(context, grammar_supported)
+    if grammar is None:
+        grammar = grammar_inputs(context, grammar_supported)
     context = resolve_transcript(context, mid_convo)
     input_items = convert_responses_messages(model, context, grammar_inputs=grammar)
     retention = resolve_cache_retention(options.cache_retention)
@@ -123,11 +130,11 @@ def stream(model: Model, context: Context, options: StreamOptions) -> AssistantM
         api_key = resolve_api_key(model, options)
         dynamic = dynamic_headers(model, context.messages)
         headers = merge_headers({"Authorization": f"Bearer {api_key}"}, model.headers, dynamic, options.headers)
-        payload = await apply_on_payload(build_request_body(model, context, options), model, options)
+        grammar = grammar_inputs(context, supports_grammar_tools(model))
+        payload = await apply_on_payload(build_request_body(model, context, options, grammar), model, options)
         response = await open_model_stream(
             RequestSpec(url=f"{model.base_url.rstrip('/')}/responses", headers=headers, body=payload), model, options
         )
-        grammar = grammar_inputs(context, supports_grammar_tools(model))
         await drive_sse_reply(builder, response, payload, grammar_inputs=grammar)
 
     return run_provider(model, options, body)
