@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -19,6 +17,7 @@ from pi.ai.model_types import ClassifierModel
 from pi.ai.model_types_catalog import catalog_typed_models
 from pi.ai.options import StreamOptions
 from tests.support.http_server import ScriptedResponse, ScriptedServer, json_response
+from tests.support.loopback_http import LoopbackHTTP, QuietHandler
 
 QUESTIONS: dict[str, Any] = {
     "mood": {"type": "choice", "instructions": "How does the user feel?", "criteria": {"happy": "pleased", "sad": ""}},
@@ -282,10 +281,7 @@ class LlamaServer:
         self.requests: list[tuple[str, dict[str, Any], dict[str, str]]] = []
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
                 stub.requests.append((self.path, body, {k.lower(): v for k, v in self.headers.items()}))
@@ -307,14 +303,11 @@ class LlamaServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.server = LoopbackHTTP(Handler).start()
 
     @property
     def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.server.url
 
 
 def llama_model(url: str) -> ClassifierModel:
@@ -329,7 +322,7 @@ async def test_llama_cpp_reads_the_label_probabilities() -> None:
         context = {"state": {"message": "buy now"}, "questions": {"spam": QUESTIONS["spam"]}}
         result = await classify(llama_model(stub.url), context, StreamOptions(max_retries=0))
     finally:
-        stub.httpd.shutdown()
+        stub.server.stop()
     assert result.stop_reason == "stop", result.error_message
     assert math.isclose(result.answers["spam"]["probability"], 0.75)
     paths = [path for path, _, _ in stub.requests]

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from tests.e2e.package_world import (
     world,
     write,
 )
+from tests.support.loopback_http import LoopbackHTTP
 from tests.support.openai_chunks import text_reply
 
 pytestmark = pytest.mark.timeout(300)
@@ -179,16 +179,8 @@ def test_project_packages_install_at_start_only_with_trust(world: World) -> None
 @contextmanager
 def dumb_http(base: Path) -> Iterator[str]:
     """Serve `base` as static files on 127.0.0.1 (git's dumb HTTP protocol needs nothing more)."""
-    handler = partial(_QuietHandler, directory=str(base))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with LoopbackHTTP(partial(_QuietHandler, directory=str(base))) as server:
+        yield f"{server.url}/"
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):

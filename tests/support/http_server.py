@@ -18,8 +18,9 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.loopback_http import LoopbackHTTP, QuietHandler
 
 
 @dataclass
@@ -83,7 +84,7 @@ class ScriptedServer:
         self._lock = threading.Lock()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             protocol_version = "HTTP/1.1"
             # Send each small write at once, as production servers do: with Nagle's algorithm a kept-alive
             # connection would hold the last chunk until the client's delayed ACK, about 40 ms a reply.
@@ -93,9 +94,6 @@ class ScriptedServer:
                 super().setup()
                 with server._lock:
                     server.connections += 1
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
 
             def _refuse_upgrade(self) -> None:
                 with server._lock:
@@ -169,27 +167,23 @@ class ScriptedServer:
             do_POST = _handle
             do_GET = _handle
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.scheme = "http"
+        self.server = LoopbackHTTP(Handler)
+        self.httpd = self.server.httpd
         if tls is not None:
             self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
-            self.scheme = "https"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+            self.server.scheme = "https"
 
     @property
     def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"{self.scheme}://{host!s}:{port}"
+        return self.server.url
 
     def queue(self, *responses: ScriptedResponse) -> None:
         with self._lock:
             self.responses.extend(responses)
 
     def start(self) -> ScriptedServer:
-        self.thread.start()
+        self.server.start()
         return self
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.server.stop()

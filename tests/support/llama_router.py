@@ -16,10 +16,10 @@ import re
 import threading
 import zlib
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from tests.support.loopback_http import LoopbackHTTP, QuietHandler
 from tests.support.openai_chunks import text_reply
 
 
@@ -45,11 +45,8 @@ class LlamaRouter:
         self._lock = threading.Lock()
         router = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
 
             def _serve(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
@@ -77,22 +74,18 @@ class LlamaRouter:
             do_GET = _serve
             do_POST = _serve
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self.server = LoopbackHTTP(Handler)
 
     @property
     def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.server.url
 
     def start(self) -> LlamaRouter:
-        self.thread.start()
+        self.server.start()
         return self
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.server.stop()
 
     def paths(self, method: str | None = None) -> list[str]:
         with self._lock:

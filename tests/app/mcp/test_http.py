@@ -7,7 +7,6 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import pytest
 
 from pi.app.mcp.client import McpConnection
 from pi.app.mcp.config import validate_server
+from tests.support.loopback_http import LoopbackHTTP, QuietHandler
 
 HTTP_FIXTURE = str(Path(__file__).with_name("http_fixture_server.py"))
 
@@ -51,7 +51,7 @@ class StatusServer:
         self.authorization: list[str | None] = []
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
                 outer.count += 1
                 outer.authorization.append(self.headers.get("authorization"))
@@ -64,16 +64,11 @@ class StatusServer:
 
             do_GET = do_POST
 
-            def log_message(self, *_args: Any) -> None:
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/mcp"
+        self.server = LoopbackHTTP(Handler).start()
+        self.url = f"{self.server.url}/mcp"
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.stop()
 
 
 def http_server_config(url: str) -> Any:

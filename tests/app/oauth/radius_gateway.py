@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
+
+from tests.support.loopback_http import LoopbackHTTP, QuietHandler
 
 GATEWAY_MODEL = {
     "id": "gw-fast",
@@ -60,7 +61,7 @@ class RadiusGateway:
     def start(self) -> RadiusGateway:
         gateway = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             protocol_version = "HTTP/1.1"
 
             def _record(self) -> GatewayRequest:
@@ -121,12 +122,8 @@ class RadiusGateway:
                     return
                 self._send(200, {"jsonrpc": "2.0", "id": message["id"], "result": _result(message)})
 
-            def log_message(self, *_args: Any) -> None:
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.server = LoopbackHTTP(Handler).start()
+        self.url = self.server.url
         return self
 
     def issue(self) -> dict[str, Any]:
@@ -145,8 +142,7 @@ class RadiusGateway:
             return [r for r in self.requests if r.path == "/mcp" and r.method == "POST"]
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.stop()
 
 
 def _result(message: dict[str, Any]) -> dict[str, Any]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
-import threading
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.support.loopback_http import LoopbackHTTP, QuietHandler
 
 
 def build_wheel(
@@ -69,7 +69,7 @@ class SimpleIndex:
 
 @contextmanager
 def serve(index: SimpleIndex) -> Iterator[SimpleIndex]:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             index.requests.append(self.path)
             body = index.page(self.path)
@@ -80,16 +80,6 @@ def serve(index: SimpleIndex) -> Iterator[SimpleIndex]:
             self.end_headers()
             self.wfile.write(body or b"")
 
-        def log_message(self, format: str, *args: object) -> None:
-            return
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    index.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with LoopbackHTTP(Handler) as server:
+        index.port = server.port
         yield index
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
