@@ -167,11 +167,7 @@ class ScriptedServer:
             do_POST = _handle
             do_GET = _handle
 
-        self.server = LoopbackHTTP(Handler)
-        self.httpd = self.server.httpd
-        if tls is not None:
-            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
-            self.server.scheme = "https"
+        self.server = LoopbackHTTP(Handler, tls)
 
     @property
     def url(self) -> str:

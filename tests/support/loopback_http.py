@@ -7,6 +7,7 @@ Being a thread, it serves in-process tests and `pi` subprocesses alike.
 
 from __future__ import annotations
 
+import ssl
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,12 +24,18 @@ class QuietHandler(BaseHTTPRequestHandler):
 
 
 class LoopbackHTTP:
-    """`handler` served on 127.0.0.1 at a port the kernel picks; `start()` first, `stop()` when done."""
+    """`handler` served on 127.0.0.1 at a port the kernel picks; `start()` first, `stop()` when done.
 
-    def __init__(self, handler: Callable[..., BaseRequestHandler]) -> None:
+    With `tls` (a server context) it speaks https.
+    """
+
+    def __init__(self, handler: Callable[..., BaseRequestHandler], tls: ssl.SSLContext | None = None) -> None:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.scheme = "http"
+        if tls is not None:
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
+            self.scheme = "https"
         self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     @property
@@ -37,7 +44,7 @@ class LoopbackHTTP:
 
     @property
     def url(self) -> str:
-        """``http://127.0.0.1:<port>`` (``https`` once the socket was wrapped and `scheme` set)."""
+        """``http://127.0.0.1:<port>``, or ``https://`` with `tls`."""
         return f"{self.scheme}://127.0.0.1:{self.port}"
 
     def start(self) -> Self:

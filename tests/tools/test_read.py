@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from pi.tools.read import (
     create_read_tool,
 )
 from pi.tools.truncate import truncate_head
+from tests.tools.worker_trips import count_worker_trips
 
 
 def text_of(result: AgentToolResult) -> str:
@@ -359,19 +359,6 @@ async def test_abort_while_streaming_stops_and_releases_the_file(tmp_path: Path)
     with pytest.raises(FileToolError, match=r"^Operation aborted$"):
         await tool.execute("id", ReadParams(path="f.txt"), controller.signal, None)
     assert ops.closed
-
-
-def count_worker_trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Record each call the read tool's local operations hand to a worker thread."""
-    trips: list[str] = []
-    original = asyncio.to_thread
-
-    async def counting(func: Callable[..., object], /, *args: object, **kwargs: object) -> object:
-        trips.append(getattr(func, "__name__", repr(func)))
-        return await original(func, *args, **kwargs)
-
-    monkeypatch.setattr(read_module.asyncio, "to_thread", counting)
-    return trips
 
 
 async def test_a_small_file_is_checked_and_read_in_one_worker_trip(

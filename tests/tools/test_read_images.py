@@ -27,7 +27,7 @@ from pi.tools.images import (
     process_image,
 )
 from pi.tools.read import ReadParams, ReadToolDetails, ReadToolOptions, create_read_tool
-from tests.tools.test_read import count_worker_trips
+from tests.tools.worker_trips import count_worker_trips
 
 
 def encode(image: Image.Image, kind: str, **params: object) -> bytes:
