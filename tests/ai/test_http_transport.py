@@ -253,7 +253,7 @@ def tls_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedServer]:
 @pytest.fixture
 async def pool() -> AsyncIterator[HttpPool]:
     """A pool of its own, so that the trust store and proxies each test sets up are read afresh."""
-    pool = HttpPool(deferred_trust_context())
+    pool = HttpPool(deferred_trust_context)
     yield pool
     await pool.aclose()
 
@@ -273,6 +273,29 @@ async def test_https_is_verified_against_the_trust_store_ssl_cert_file_names(
     assert tls_server.url.startswith("https://127.0.0.1:")
     assert await _get(pool, f"{tls_server.url}/v1/chat") == (200, b'{"secure": true}')
     assert tls_server.requests[0].path == "/v1/chat"
+
+
+async def test_the_tls_context_is_made_at_the_first_https_connection_and_only_once(
+    other_server: ScriptedServer, tls_server: ScriptedServer
+) -> None:
+    made: list[ssl.SSLContext] = []
+
+    def make() -> ssl.SSLContext:
+        made.append(deferred_trust_context())
+        return made[-1]
+
+    pool = HttpPool(make)
+    try:
+        other_server.queue(json_response(200, {"plain": True}), json_response(200, {"plain": True}))
+        for _ in range(2):
+            assert await _get(pool, f"{other_server.url}/v1/chat") == (200, b'{"plain": true}')
+        assert made == []  # plain http to a local server never pays for a context
+        tls_server.queue(json_response(200, {"secure": True}), json_response(200, {"secure": True}))
+        for _ in range(2):
+            assert await _get(pool, f"{tls_server.url}/v1/chat") == (200, b'{"secure": true}')
+        assert len(made) == 1  # made once, kept for the pool's later connections
+    finally:
+        await pool.aclose()
 
 
 async def test_https_goes_through_a_connect_tunnel_with_the_proxy_credentials(

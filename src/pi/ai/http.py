@@ -88,7 +88,7 @@ def get_client() -> HttpPool:
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
     if client is None or client.is_closed:
-        client = HttpPool(deferred_trust_context())
+        client = HttpPool(deferred_trust_context)
         _clients[loop] = client
     return client
 

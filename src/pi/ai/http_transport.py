@@ -16,7 +16,7 @@ import base64
 import os
 import ssl
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from urllib.parse import SplitResult, urljoin, urlsplit
 
 import h11
@@ -205,8 +205,14 @@ class _Body:
 class HttpPool:
     """Keep-alive connections for one event loop, kept per origin and proxy."""
 
-    def __init__(self, ssl_context: ssl.SSLContext, timeouts: Timeouts | None = None) -> None:
-        self._ssl_context = ssl_context
+    def __init__(self, tls_context: Callable[[], ssl.SSLContext], timeouts: Timeouts | None = None) -> None:
+        """`tls_context` makes the TLS client context, called at the first https connection only.
+
+        Creating any context costs over a millisecond (OpenSSL sets itself up), which a session
+        that only speaks plain http to a local server never needs to pay.
+        """
+        self._make_tls_context = tls_context
+        self._tls_context: ssl.SSLContext | None = None
         self._timeouts = timeouts or Timeouts()
         self._idle: dict[_PoolKey, list[_Connection]] = {}
         self._busy: set[_Connection] = set()
@@ -306,9 +312,14 @@ class HttpPool:
             conn.close()
         return None
 
+    def _tls(self) -> ssl.SSLContext:
+        if self._tls_context is None:
+            self._tls_context = self._make_tls_context()
+        return self._tls_context
+
     async def _connect(self, key: _PoolKey, where: str, timeouts: Timeouts) -> _Connection:
         scheme, host, port, proxy = key
-        tls = self._ssl_context if scheme == "https" else None
+        tls = self._tls() if scheme == "https" else None
         try:
             async with asyncio.timeout(timeouts.connect):
                 if proxy is None:
@@ -342,7 +353,7 @@ class HttpPool:
             reader, writer = await asyncio.open_connection(
                 proxy_host,
                 proxy_parts.port or (1080 if socks else 443 if kind == "https" else 80),
-                ssl=self._ssl_context if kind == "https" else None,
+                ssl=self._tls() if kind == "https" else None,
                 server_hostname=proxy_host if kind == "https" else None,
             )
         except OSError as exc:
@@ -355,7 +366,7 @@ class HttpPool:
             else:
                 await _open_tunnel(reader, writer, proxy, host, port)
             if scheme == "https":
-                await writer.start_tls(self._ssl_context, server_hostname=host)
+                await writer.start_tls(self._tls(), server_hostname=host)
         except BaseException:
             writer.close()
             raise

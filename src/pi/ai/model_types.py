@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import Field
 
+from pi.ai.field_defaults import empty_list
 from pi.ai.types import ImageContent, Model, PiModel, TextContent, Usage
 
 ModelType = Literal["chat", "image", "classifier"]
@@ -104,7 +105,7 @@ class ImagesResult(PiModel):
     api: str
     provider: str
     model: str
-    output: list[TextContent | ImageContent] = Field(default_factory=list)
+    output: list[TextContent | ImageContent] = Field(default_factory=empty_list)
     response_id: str | None = None
     usage: Usage | None = None
     stop_reason: StopReason = "stop"

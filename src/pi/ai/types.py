@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from pi.ai.field_defaults import empty_list
+
 Api: TypeAlias = str
 """The wire protocol a model speaks, e.g. ``"anthropic-messages"``; open, so extensions can add more."""
 
@@ -179,7 +181,7 @@ class DeferredHandle(PiModel):
 
 class AssistantMessage(PiModel):
     role: Literal["assistant"] = "assistant"
-    content: list[AssistantContent] = Field(default_factory=list)
+    content: list[AssistantContent] = Field(default_factory=empty_list)
     api: Api
     provider: Provider
     model: str
@@ -216,7 +218,7 @@ class NestedToolCall(PiModel):
 
 
 class NestedToolCalls(PiModel):
-    calls: list[NestedToolCall] = Field(default_factory=list)
+    calls: list[NestedToolCall] = Field(default_factory=empty_list)
     complete: bool = True
     """False when calls were dropped, their arguments left out, or some had not finished."""
 
@@ -225,7 +227,7 @@ class ToolResultMessage(PiModel):
     role: Literal["toolResult"] = "toolResult"
     tool_call_id: str
     tool_name: str
-    content: list[ToolResultContent] = Field(default_factory=list)
+    content: list[ToolResultContent] = Field(default_factory=empty_list)
     details: Any = None
     usage: Usage | None = None
     """Model usage of the tool's own work; not part of the conversation's context accounting."""
@@ -268,7 +270,7 @@ Message: TypeAlias = Annotated[
 
 class Context(PiModel):
     system_prompt: str | None = None
-    messages: list[Message] = Field(default_factory=list)
+    messages: list[Message] = Field(default_factory=empty_list)
     tools: list[Tool] | None = None
 
 

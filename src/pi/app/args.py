@@ -21,7 +21,7 @@ MODES = ("text", "json", "rpc")
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 TUI_MODES = ("regular", "fullscreen")
 BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
-_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_SESSION_ID = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 
 
 class ArgsError(ValueError):
@@ -321,7 +321,7 @@ def _check_sessions(args: Args) -> None:
         ]
         if clashes:
             args.errors.append(f"--session-id cannot be combined with {', '.join(clashes)}")
-        elif not _SESSION_ID.fullmatch(args.session_id):
+        elif not re.fullmatch(_SESSION_ID, args.session_id):
             args.errors.append(
                 f'Invalid session id "{args.session_id}": use letters, digits, ".", "_" and "-" (for example a UUID)'
             )

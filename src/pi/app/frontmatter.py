@@ -20,7 +20,7 @@ class FrontmatterError(ValueError):
 # A header line the fast path may read: a plain key, ": ", then a value YAML would take as a plain
 # string. The value starts with a letter (so it is never a number, date, alias, tag or flow
 # collection) and has no ':' or '#' (no nested mapping, no comment) and no tab.
-_SIMPLE_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?: +([A-Za-z][A-Za-z0-9 .,;()/_'\"+=!?$%^&~<>-]*))?")
+_SIMPLE_LINE = r"([A-Za-z][A-Za-z0-9_-]*):(?: +([A-Za-z][A-Za-z0-9 .,;()/_'\"+=!?$%^&~<>-]*))?"
 # Words YAML 1.1 (PyYAML's dialect) resolves to booleans or null rather than strings.
 _NOT_STRINGS = frozenset(
     word for base in ("yes", "no", "true", "false", "on", "off", "null") for word in (base, base.title(), base.upper())
@@ -33,7 +33,7 @@ def _parse_simple(lines: list[str]) -> dict[str, Any] | None:
     for line in lines:
         if not line.strip() or line.startswith("#"):
             continue
-        match = _SIMPLE_LINE.fullmatch(line.rstrip(" "))
+        match = re.fullmatch(_SIMPLE_LINE, line.rstrip(" "))
         if match is None:
             return None
         key, value = match.group(1), match.group(2)

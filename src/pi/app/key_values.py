@@ -19,7 +19,7 @@ import subprocess
 from collections.abc import Mapping
 
 COMMAND_TIMEOUT_S = 10
-_REFERENCE = re.compile(r"\$(?:\$|!|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_REFERENCE = r"\$(?:\$|!|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))"
 
 _command_cache: dict[tuple[str, tuple[tuple[str, str], ...]], str] = {}
 
@@ -44,7 +44,7 @@ def resolve_config_value(
     """
     if value.startswith("!"):
         return _run_command(value[1:], what, cache, env or None)
-    return _REFERENCE.sub(lambda match: _substitute(match, what, env or {}), value)
+    return re.sub(_REFERENCE, lambda match: _substitute(match, what, env or {}), value)
 
 
 def _substitute(match: re.Match[str], what: str, env: Mapping[str, str]) -> str:

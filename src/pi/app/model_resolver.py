@@ -20,7 +20,7 @@ from pi.ai.types import THINKING_LEVELS, Model
 if TYPE_CHECKING:
     from pi.app.model_registry import ModelRegistry
 
-_DATED = re.compile(r"-\d{8}$")
+_DATED = r"-\d{8}$"
 
 DEFAULT_MODEL_PER_PROVIDER: dict[str, str] = {
     "anthropic": "claude-opus-4-6",
@@ -60,7 +60,7 @@ def _match_pattern(pattern: str, models: Sequence[Model]) -> Model | None:
     matches = [m for m in models if needle in m.id.lower() or needle in m.name.lower()]
     if not matches:
         return None
-    aliases = sorted((m for m in matches if not _DATED.search(m.id)), key=lambda m: m.id, reverse=True)
+    aliases = sorted((m for m in matches if not re.search(_DATED, m.id)), key=lambda m: m.id, reverse=True)
     if aliases:
         return aliases[0]
     return sorted(matches, key=lambda m: m.id, reverse=True)[0]

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
+from pi.ai.field_defaults import empty_list
 from pi.app.jsonc import loads_jsonc
 
 
@@ -45,7 +46,7 @@ class ProviderEntry(_Entry):
     auth_header: bool = False
     headers: dict[str, str] | None = None
     compat: dict[str, Any] | None = None
-    models: list[ModelEntry] = Field(default_factory=list)
+    models: list[ModelEntry] = Field(default_factory=empty_list)
     model_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 

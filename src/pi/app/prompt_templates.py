@@ -130,7 +130,7 @@ def split_args(text: str) -> list[str]:
     return args
 
 
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = (
     r"\$\{(\d+):-([^}]*)\}"  # ${N:-default}
     r"|\$\{(?:@|ARGUMENTS):-([^}]*)\}"  # ${@:-default}, ${ARGUMENTS:-default}
     r"|\$\{@:(\d+)(?::(\d+))?\}"  # ${@:N}, ${@:N:L}
@@ -158,7 +158,7 @@ def substitute_args(content: str, args: list[str]) -> str:
             return arg(single)
         return " ".join(args)
 
-    return _PLACEHOLDER.sub(replace, content)
+    return re.sub(_PLACEHOLDER, replace, content)
 
 
 def expand_prompt_template(text: str, templates: list[PromptTemplate]) -> str:

@@ -18,7 +18,7 @@ from msgspec import Struct, field
 from pi.app.frontmatter import FrontmatterError, flag_field, split_frontmatter, text_field
 from pi.app.ignore_files import IgnoreRules
 
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_NAME = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 _SKIP_DIRS = {"node_modules", "__pycache__"}
 
 SkillReader = Literal["read", "bash", "hidden"]
@@ -71,7 +71,7 @@ def _load_skill(path: Path, source: str, result: SkillLoadResult, *, root_level:
             result.warnings.append(f"Skipping skill {path}: it has no description, so the model could never choose it")
         return None
     name = text_field(fields, "name") or (path.parent.name if path.name == "SKILL.md" else path.stem)
-    if not _NAME.match(name) or len(name) > 64:
+    if not re.match(_NAME, name) or len(name) > 64:
         result.warnings.append(
             f'Skill {path}: name "{name}" should be at most 64 lowercase letters, digits and single hyphens'
         )

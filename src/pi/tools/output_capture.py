@@ -19,13 +19,13 @@ from msgspec import Struct
 
 from pi.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, truncate_tail
 
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\ufff9-\ufffb]")
+_UNPRINTABLE = "[\x00-\x08\x0b-\x1f\ufff9-\ufffb]"
 """C0 controls except TAB and LF (so CR too), and the interlinear annotation marks: noise to a model."""
 
 
 def sanitize_output(text: str) -> str:
     """The text a model is shown: control characters and carriage returns removed (spec decision D4)."""
-    return _UNPRINTABLE.sub("", text)
+    return re.sub(_UNPRINTABLE, "", text)
 
 
 class OutputSnapshot(Struct, frozen=True):

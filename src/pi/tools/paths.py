@@ -14,15 +14,16 @@ import unicodedata
 from collections.abc import Callable
 from urllib.parse import unquote, urlparse
 
-_UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
-_AM_PM = re.compile(r" (AM|PM)\.", re.IGNORECASE)
+_UNICODE_SPACES = dict.fromkeys([0x00A0, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000], " ")
+"""Unicode space variants, as a `str.translate` table mapping each to an ASCII space."""
+_AM_PM = r"(?i) (AM|PM)\."
 _NARROW_NO_BREAK_SPACE = "\u202f"
 _RIGHT_SINGLE_QUOTE = "\u2019"
 
 
 def normalize_path_argument(path: str) -> str:
     """Unicode space variants become ASCII spaces, then one leading ``@`` (a chat mention) is dropped."""
-    path = _UNICODE_SPACES.sub(" ", path)
+    path = path.translate(_UNICODE_SPACES)
     if path.startswith("@"):
         path = path[1:]
     return path
@@ -56,7 +57,7 @@ def resolve_to_cwd(path: str, cwd: str) -> str:
 
 def read_path_variants(resolved: str) -> list[str]:
     """The spellings macOS may have used for a name, in the order they are tried (duplicates removed)."""
-    am_pm = _AM_PM.sub(lambda m: f"{_NARROW_NO_BREAK_SPACE}{m.group(1)}.", resolved)
+    am_pm = re.sub(_AM_PM, lambda m: f"{_NARROW_NO_BREAK_SPACE}{m.group(1)}.", resolved)
     nfd = unicodedata.normalize("NFD", resolved)
     curly = resolved.replace("'", _RIGHT_SINGLE_QUOTE)
     nfd_curly = nfd.replace("'", _RIGHT_SINGLE_QUOTE)

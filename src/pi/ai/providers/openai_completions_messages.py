@@ -38,8 +38,8 @@ TOOL_IMAGES_TEXT = "Attached image(s) from tool result:"
 IMAGE_ONLY_RESULT_TEXT = "(see attached image)"
 EMPTY_RESULT_TEXT = "(no tool output)"
 
-_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
+_FIELD_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_ID_UNSAFE = r"[^a-zA-Z0-9_-]"
 _ALNUM = string.digits + string.ascii_letters
 
 _JSON = json.JSONEncoder(ensure_ascii=False)
@@ -52,7 +52,7 @@ _JSON = json.JSONEncoder(ensure_ascii=False)
 def normalize_tool_call_id(tool_call_id: str, model: Model, source: AssistantMessage) -> str:
     """Ids written by another API: Responses' ``call|item`` pairs keep the call part; OpenAI caps at 40."""
     if "|" in tool_call_id:
-        return _ID_UNSAFE.sub("_", tool_call_id.split("|", 1)[0])[:40]
+        return re.sub(_ID_UNSAFE, "_", tool_call_id.split("|", 1)[0])[:40]
     if model.provider == "openai":
         return tool_call_id[:40]
     return tool_call_id
@@ -145,7 +145,7 @@ def _assistant_message(
         text = f"{thought}\n\n{text}" if text else thought
     elif thinking:
         field_name = thinking[0].thinking_signature
-        if field_name and _FIELD_NAME.fullmatch(field_name):
+        if field_name and re.fullmatch(_FIELD_NAME, field_name):
             out[field_name] = sanitize_surrogates("\n".join(block.thinking for block in thinking))
     if text:
         out["content"] = text

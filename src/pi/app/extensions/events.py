@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from pi.ai.field_defaults import empty_list
 from pi.app.extensions.event_base import EventModel, ResultModel, Shared
 from pi.app.extensions.events_session import (
     McpServersChangeEvent,
@@ -136,7 +137,7 @@ class TurnEndEvent(BoundaryFields):
     message: Shared
     tool_results: Shared
     message_entry_id: str | None = None
-    tool_result_entry_ids: list[str] = Field(default_factory=list)
+    tool_result_entry_ids: list[str] = Field(default_factory=empty_list)
 
 
 class MessageStartEvent(EventModel):

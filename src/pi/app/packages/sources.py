@@ -16,10 +16,10 @@ from msgspec import Struct
 NPM_NOT_SUPPORTED = "npm packages need Node.js and are not supported; use pypi: or git: sources"
 NEVER_LOCAL_PREFIXES = ("npm:", "git:", "github:", "http:", "https:", "ssh:", "builtin:", "pypi:")
 _URL_SCHEMES = ("https://", "http://", "ssh://", "git://")
-_PEP503_SEPARATORS = re.compile(r"[-_.]+")
-_FALLBACK_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*?)\s*$")
-_SCP_FORM = re.compile(r"^(?P<user>[^@/:]+)@(?P<host>[^:/]+):(?P<path>.+)$")
-_URL_FORM = re.compile(r"^(?P<scheme>[a-z+]+)://(?:[^@/]+@)?(?P<host>[^/:]+)(?::\d+)?(?P<path>/.*)?$")
+_PEP503_SEPARATORS = r"[-_.]+"
+_FALLBACK_REQUIREMENT = r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*?)\s*$"
+_SCP_FORM = r"^(?P<user>[^@/:]+)@(?P<host>[^:/]+):(?P<path>.+)$"
+_URL_FORM = r"^(?P<scheme>[a-z+]+)://(?:[^@/]+@)?(?P<host>[^/:]+)(?::\d+)?(?P<path>/.*)?$"
 
 
 _PACKAGE_PREFIXES = ("pypi:", "git:", "git+", "npm:", "github:", "http://", "https://", "ssh://", "git://")
@@ -51,7 +51,7 @@ class PackageSource(Struct, frozen=True):
 
 def normalize_name(name: str) -> str:
     """PEP 503 normalization: lower case, runs of `-`, `_`, `.` become one `-`."""
-    return _PEP503_SEPARATORS.sub("-", name).lower()
+    return re.sub(_PEP503_SEPARATORS, "-", name).lower()
 
 
 def _pinned_specifier(specs: list[tuple[str, str]]) -> bool:
@@ -60,7 +60,7 @@ def _pinned_specifier(specs: list[tuple[str, str]]) -> bool:
 
 def _parse_requirement_fallback(text: str) -> tuple[str, list[tuple[str, str]]]:
     """Name and specifier clauses of a requirement without the `packaging` library (no markers or URLs)."""
-    match = _FALLBACK_REQUIREMENT.match(text)
+    match = re.match(_FALLBACK_REQUIREMENT, text)
     if match is None or match.group(3).startswith(("@", ";")):
         raise PackageSourceError(f'Invalid PyPI requirement "{text}"')
     clauses: list[tuple[str, str]] = []
@@ -108,7 +108,7 @@ def _split_ref(path: str) -> tuple[str, str | None]:
 def _git_source(raw: str, body: str, *, explicit: bool) -> PackageSource | None:
     """A git source from `body` (the text after an optional `git:`), or None when it is not one."""
     if body.startswith(_URL_SCHEMES):
-        url = _URL_FORM.match(body)
+        url = re.match(_URL_FORM, body)
         if url is None:
             return None
         host, path_and_ref = url.group("host"), url.group("path") or ""
@@ -117,7 +117,7 @@ def _git_source(raw: str, body: str, *, explicit: bool) -> PackageSource | None:
         clone_url = base + path_text
     elif not explicit:
         return None
-    elif (scp := _SCP_FORM.match(body)) is not None:
+    elif (scp := re.match(_SCP_FORM, body)) is not None:
         host = scp.group("host")
         path_text, ref = _split_ref(scp.group("path"))
         if path_text.startswith("/"):
