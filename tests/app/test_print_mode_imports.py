@@ -2,8 +2,8 @@
 
 Each module below costs milliseconds to import (more when no bytecode is cached), and none of them is
 needed by a print-mode run that calls bash against a plain-http model: tools that are not active,
-the edit engine before any edit, the HTML exporter, the compaction machinery before a compaction, the
-xml package when there are no skills.
+the edit engine before any edit, the credential models without an auth.json, the HTML exporter,
+the compaction machinery before a compaction, the xml package when there are no skills.
 (httpx loads its command-line client whenever click is installed; that is httpx's choice, not ours.)
 """
 
@@ -43,6 +43,8 @@ NOT_NEEDED = (
     "pi.session.cut_point",
     "pi.session.file_ops",
     "xml.sax",
+    # the models of auth.json entries: this run has no auth.json (its key is in models.json)
+    "pi.app.auth_credentials",
     # provider requests speak h11 over asyncio: no httpx (which would also load its command-line
     # client), no httpcore and no anyio
     "httpx",

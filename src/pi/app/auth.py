@@ -9,50 +9,20 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
 import json
 import os
-import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from pi.ai.env_api_keys import get_env_api_key
 from pi.app.atomic_file import write_atomic
 from pi.app.key_values import resolve_config_value
 
-
-class _Credential(BaseModel):
-    # Built when auth.json is first read: most runs with a key in the environment never read it.
-    model_config = ConfigDict(populate_by_name=True, extra="allow", defer_build=True)
-
-
-class ApiKeyCredential(_Credential):
-    type: Literal["api_key"]
-    key: str | None = None
-    """Absent in entries that only set variables (a llama.cpp router's URL, with no key)."""
-    env: dict[str, str] | None = None
-
-
-class OAuthCredential(_Credential):
-    type: Literal["oauth"]
-    access: str
-    refresh: str | None = None
-    expires: float | None = None
-
-    @property
-    def expired(self) -> bool:
-        return self.expires is not None and self.expires <= time.time() * 1000
-
-
-Credential = Annotated[ApiKeyCredential | OAuthCredential, Field(discriminator="type")]
-
-
-@functools.cache
-def _credential_adapter() -> TypeAdapter[ApiKeyCredential | OAuthCredential]:
-    return TypeAdapter(Credential)
+if TYPE_CHECKING:
+    from pi.app.auth_credentials import ApiKeyCredential, OAuthCredential
 
 
 class AuthStorage:
@@ -98,8 +68,10 @@ class AuthStorage:
         raw = self._data.get(provider)
         if raw is None:
             return None
+        from pi.app.auth_credentials import credential_adapter  # only a run with stored credentials builds it
+
         try:
-            return _credential_adapter().validate_python(raw)
+            return credential_adapter().validate_python(raw)
         except ValidationError as exc:
             detail = exc.errors()[0]["msg"]
             message = f'auth.json: the entry for "{provider}" is not a credential pi understands: {detail}'
@@ -115,9 +87,9 @@ class AuthStorage:
         """
         self.reload_if_changed()  # another pi process may have logged in or out since
         entry = self.credential(provider)
-        if isinstance(entry, ApiKeyCredential):
+        if entry is not None and entry.type == "api_key":
             return resolve_config_value(entry.key, env=entry.env) if entry.key else None
-        if isinstance(entry, OAuthCredential) and (not entry.expired or entry.refresh):
+        if entry is not None and entry.type == "oauth" and (not entry.expired or entry.refresh):
             return entry.access
         return None
 
@@ -128,12 +100,12 @@ class AuthStorage:
         ``!command`` values of its key and headers), never to another provider.
         """
         entry = self.credential(provider)
-        return dict(entry.env) if isinstance(entry, ApiKeyCredential) and entry.env else {}
+        return dict(entry.env) if entry is not None and entry.type == "api_key" and entry.env else {}
 
     def has_expired_login(self, provider: str) -> bool:
         """True when auth.json holds an OAuth login for `provider` that has expired and cannot be refreshed."""
         entry = self.credential(provider)
-        return isinstance(entry, OAuthCredential) and entry.expired and not entry.refresh
+        return entry is not None and entry.type == "oauth" and entry.expired and not entry.refresh
 
     def stored_type(self, provider: str) -> str | None:
         """``"api_key"``, ``"oauth"`` (or another type string) of the stored entry; None when there is none."""
@@ -228,4 +200,4 @@ class AuthStorage:
                 fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
-__all__ = ["ApiKeyCredential", "AuthStorage", "OAuthCredential"]
+__all__ = ["AuthStorage"]

@@ -16,9 +16,8 @@ import re
 from typing import TYPE_CHECKING, Protocol
 
 from msgspec import Struct
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
-from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from pi.agent.tool import JSON_SCHEMA_PREFERRED, AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
@@ -51,9 +50,10 @@ class EditParams(ToolParams):
     edits: list[ReplaceEdit] = Field(description="Replacements, all matched against the original file")
 
 
-@pydantic_dataclass(frozen=True, config=ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True))
-class EditToolDetails:
+class EditToolDetails(BaseModel):
     """For the UI and logs: the change as a numbered diff and as a unified patch."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, defer_build=True)
 
     diff: str
     patch: str

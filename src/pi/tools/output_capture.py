@@ -9,7 +9,6 @@ characters and carriage returns removed; the file keeps the raw bytes.
 from __future__ import annotations
 
 import codecs
-import dataclasses
 import os
 import re
 import secrets
@@ -167,7 +166,7 @@ class OutputCapture:
         tail = self._tail[_char_start(self._tail, window) :] if window > 0 else self._tail
         result = truncate_tail(tail.decode("utf-8"), self.max_lines, self.max_bytes)
         if result.total_bytes != self.total_bytes or result.total_lines != self.total_lines:
-            result = dataclasses.replace(result, total_bytes=self.total_bytes, total_lines=self.total_lines)
+            result = result.model_copy(update={"total_bytes": self.total_bytes, "total_lines": self.total_lines})
         last_line = self._open_line_bytes if self._open_line_bytes else self._last_completed_line_bytes
         return OutputSnapshot(result.content, result, self.full_output_path, last_line)
 

@@ -12,7 +12,6 @@ start an empty one, so a file of 2500 newline-terminated lines has 2500 lines.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import errno
 import os
 import shlex
@@ -21,9 +20,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Protocol, runtime_checkable
 
 from msgspec import Struct
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
-from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from pi.agent.tool import JSON_SCHEMA_PREFERRED, AgentTool, AgentToolResult, OnToolUpdate, ToolContent
 from pi.ai.abort import AbortSignal
@@ -50,13 +48,14 @@ class ReadParams(ToolParams):
     limit: int | None = Field(default=None, description="Maximum number of lines")
 
 
-@pydantic_dataclass(frozen=True, config=ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True))
-class ReadToolDetails:
+class ReadToolDetails(BaseModel):
     """The `details` of a read result (camelCase aliases in JSON).
 
     Present only when the text was cut to the output limits or an image went to a model without image input;
     a result needing neither note has no details.
     """
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, defer_build=True)
 
     truncation: TruncationResult | None = None
     image_unsupported_by_model: str | None = None
@@ -439,9 +438,11 @@ async def _read_text(
     if complete and truncation.truncated and truncation.output_lines >= selected_lines:
         # Every selected line fits; only the newline ending the last one is past the byte limit.
         # There is nothing to page on to, so the text goes out whole, without a notice.
-        truncation = dataclasses.replace(truncation, content=text, truncated=False, truncated_by=None)
+        truncation = truncation.model_copy(update={"content": text, "truncated": False, "truncated_by": None})
     if not complete or truncation.truncated:
-        truncation = dataclasses.replace(truncation, total_lines=selected_lines, total_bytes=window.selection_bytes())
+        truncation = truncation.model_copy(
+            update={"total_lines": selected_lines, "total_bytes": window.selection_bytes()}
+        )
     first = start + 1
     if truncation.first_line_exceeds_limit:
         size = format_size(window.first_line_bytes or 0)
@@ -449,12 +450,12 @@ async def _read_text(
             f"[Line {first} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
             f"Use bash: sed -n '{first}p' {shlex.quote(path)} | head -c {DEFAULT_MAX_BYTES}]"
         )
-        return _text_result(message, ReadToolDetails(truncation))
+        return _text_result(message, ReadToolDetails(truncation=truncation))
     if truncation.truncated:
         last = first + truncation.output_lines - 1
         limit_note = "" if truncation.truncated_by == "lines" else f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
         notice = f"[Showing lines {first}-{last} of {total}{limit_note}. Use offset={last + 1} to continue.]"
-        return _text_result(f"{truncation.content}\n\n{notice}", ReadToolDetails(truncation))
+        return _text_result(f"{truncation.content}\n\n{notice}", ReadToolDetails(truncation=truncation))
     if stop is not None and stop < total:
         notice = f"[{total - stop} more lines in file. Use offset={stop + 1} to continue.]"
         return _text_result(f"{text}\n\n{notice}")

@@ -11,9 +11,8 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal, NamedTuple, TypeAlias
 
-from pydantic import ConfigDict
+from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
-from pydantic.dataclasses import dataclass
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
@@ -24,9 +23,10 @@ TRUNCATED_LINE_SUFFIX = "... [truncated]"
 TruncatedBy: TypeAlias = Literal["lines", "bytes"]
 
 
-@dataclass(frozen=True, config=ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True))
-class TruncationResult:
+class TruncationResult(BaseModel):
     """What was kept and how much there was; it travels in tool `details` (camelCase in JSON, as in pi)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, defer_build=True)
 
     content: str
     truncated: bool
