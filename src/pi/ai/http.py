@@ -27,10 +27,8 @@ from pi.ai.abort import AbortSignal
 from pi.ai.http_response import Headers, Response, TransportError, TransportTimeout
 from pi.ai.http_transport import HttpPool, Timeouts
 from pi.ai.options import StreamOptions
-from pi.ai.sanitize import sanitize_surrogates
 from pi.ai.types import Model
-
-_BODY_JSON = json.JSONEncoder(ensure_ascii=False)
+from pi.ai.wire_json import encode_json
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 MAX_ERROR_BODY = 4000
@@ -170,14 +168,9 @@ def encode_json_body(body: Any) -> bytes:
 
     Providers sanitize the message text they convert, but a lone surrogate can hide anywhere else
     (tool-call arguments cut mid-emoji, a tool description, an `on_payload` edit); one of them must
-    not turn the whole request into an encoding crash. Only the rare body that holds one pays for
-    the clean-up, and removing it from the serialized text is safe: JSON structure is ASCII.
+    not turn the whole request into an encoding crash (`pi.ai.wire_json`).
     """
-    text = _BODY_JSON.encode(body)
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return sanitize_surrogates(text).encode("utf-8")
+    return encode_json(body)
 
 
 class RequestSpec(Struct):

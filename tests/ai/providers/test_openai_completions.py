@@ -866,7 +866,7 @@ async def test_assistant_history_shapes(server: ScriptedServer) -> None:
         "role": "assistant",
         "content": None,
         "tool_calls": [
-            {"id": "call_9", "type": "function", "function": {"name": "read", "arguments": '{"path": "é"}'}}
+            {"id": "call_9", "type": "function", "function": {"name": "read", "arguments": '{"path":"é"}'}}
         ],
     }
     assert messages[3] == {"role": "tool", "content": "a\nb", "tool_call_id": "call_9"}

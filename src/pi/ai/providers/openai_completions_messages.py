@@ -32,6 +32,7 @@ from pi.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from pi.ai.wire_json import json_text
 
 BRIDGE_TEXT = "I have processed the tool results."
 TOOL_IMAGES_TEXT = "Attached image(s) from tool result:"
@@ -41,9 +42,6 @@ EMPTY_RESULT_TEXT = "(no tool output)"
 _FIELD_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _ID_UNSAFE = r"[^a-zA-Z0-9_-]"
 _ALNUM = string.digits + string.ascii_letters
-
-_JSON = json.JSONEncoder(ensure_ascii=False)
-"""`json.dumps(..., ensure_ascii=False)` without building an encoder per call (several per request)."""
 
 
 # --- message conversion ---------------------------------------------------------------------------
@@ -119,7 +117,7 @@ def _tool_call(call: ToolCall, compat: ResolvedCompat, grammar: Mapping[str, str
     return {
         "id": _wire_id(call.id, compat),
         "type": "function",
-        "function": {"name": call.name, "arguments": sanitize_surrogates(_JSON.encode(call.arguments))},
+        "function": {"name": call.name, "arguments": json_text(call.arguments)},
     }
 
 

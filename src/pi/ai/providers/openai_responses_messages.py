@@ -31,6 +31,7 @@ from pi.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from pi.ai.wire_json import json_text
 
 TOOL_CALL_ID_PROVIDERS = frozenset({"openai", "openai-codex", "opencode", "azure-openai-responses"})
 """Providers whose servers check the shape of replayed call ids (64 chars, ``fc`` item ids)."""
@@ -148,7 +149,7 @@ def _call_item(block: ToolCall, other_model: bool, grammar: Mapping[str, str]) -
         "type": "function_call",
         "call_id": call_id,
         "name": block.name,
-        "arguments": sanitize_surrogates(json.dumps(block.arguments, ensure_ascii=False, separators=(",", ":"))),
+        "arguments": json_text(block.arguments),
     }
     if item_id and not (other_model and item_id.startswith("fc_")) and not item_id.startswith("ctc_"):
         call["id"] = item_id
