@@ -107,11 +107,11 @@ class LlamaRouter:
                 return 200, {"models_autoload": self.autoload, "role": "router"}
             return 200, {"chat_template": self.templates.get(model, "{{ messages }}")}
         if route in (("POST", "/models/load"), ("POST", "/models/unload")):
-            model = self._model((body or {}).get("model"))
-            if model is None:
+            entry = self._model((body or {}).get("model"))
+            if entry is None:
                 return 400, {"error": {"code": 400, "message": "model not found", "type": "invalid_request_error"}}
             loading = parts.path.endswith("load") and not parts.path.endswith("unload")
-            model["status"] = {"value": "loading" if loading else "unloaded"}
+            entry["status"] = {"value": "loading" if loading else "unloaded"}
             return 200, {"success": True}
         if route == ("POST", "/models"):
             model_id = (body or {}).get("model")
@@ -133,7 +133,7 @@ class LlamaRouter:
 
     def _list(self) -> list[dict[str, Any]]:
         """The list as it is now; pending loads and downloads move one step on each read."""
-        snapshot = json.loads(json.dumps(self.models))
+        snapshot: list[dict[str, Any]] = json.loads(json.dumps(self.models))
         for model in self.models:
             value = model["status"]["value"]
             if value == "loading":
