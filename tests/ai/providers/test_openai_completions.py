@@ -865,9 +865,7 @@ async def test_assistant_history_shapes(server: ScriptedServer) -> None:
     assert messages[2] == {
         "role": "assistant",
         "content": None,
-        "tool_calls": [
-            {"id": "call_9", "type": "function", "function": {"name": "read", "arguments": '{"path":"é"}'}}
-        ],
+        "tool_calls": [{"id": "call_9", "type": "function", "function": {"name": "read", "arguments": '{"path":"é"}'}}],
     }
     assert messages[3] == {"role": "tool", "content": "a\nb", "tool_call_id": "call_9"}
     assert messages[4] == {"role": "user", "content": "next"}
