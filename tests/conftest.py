@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +34,21 @@ def _share_compiled_modules() -> None:
 
 
 _share_compiled_modules()
+
+
+def _hear_interrupts() -> None:
+    """Make sure the `pi` processes the tests start can be interrupted, however the suite was started.
+
+    A shell starts a background job (``cmd &``, ``nohup``) with SIGINT ignored, every process it starts
+    inherits that, and Python leaves an ignored SIGINT ignored: the tests that interrupt pi would wait
+    for a process that never hears them. With a handler installed here, each `exec` resets SIGINT to
+    its default in the children, as in a suite started from a terminal.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+_hear_interrupts()
 
 
 @pytest.fixture
