@@ -17,7 +17,7 @@ from pi.ai.options import StreamOptions
 from pi.ai.providers import codex_socket_cache
 from pi.ai.providers.codex_socket_cache import close_codex_websockets
 from pi.ai.registry import require_api_provider
-from pi.ai.types import AssistantMessage, Context, Message, Model, TextContent, UserMessage
+from pi.ai.types import AssistantMessage, Context, Message, Model, TextContent, Tool, UserMessage
 from tests.ai.codex_ws_server import CodexWebSocketServer, Turn, answering, text_events
 from tests.app.oauth.wire import codex_jwt, codex_reply
 from tests.support.http_server import ScriptedServer
@@ -92,6 +92,19 @@ async def test_auto_answers_over_the_websocket_with_its_own_headers(ws: CodexWeb
     )
     assert "previous_response_id" not in sent
     assert [item.get("role") for item in sent["input"]] == ["developer", "user"]
+
+
+async def test_a_lone_surrogate_in_the_request_is_dropped_not_fatal(ws: CodexWebSocketServer) -> None:
+    """Half an emoji in a tool description must not make the frame unsendable (it is UTF-8 text)."""
+    ws.script = answering("Hello")
+    provider = require_api_provider("openai-codex-responses")
+    tool = Tool(name="look", description="finds things \ud83d quickly")
+    context = Context(system_prompt="Be brief.", messages=[UserMessage(content="Hi")], tools=[tool])
+    options = StreamOptions(api_key=TOKEN, session_id="sess-20", max_retries=0)
+    reply = await provider.stream_simple(_model(ws.url), context, options).result()
+    assert (reply.stop_reason, _text(reply)) == ("stop", "Hello")
+    [sent] = ws.bodies()
+    assert [t["description"] for t in sent["tools"]] == ["finds things  quickly"]
 
 
 @pytest.mark.parametrize("transport", ["auto", "websocket-cached"])

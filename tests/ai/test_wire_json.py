@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from msgspec import Struct
+
 from pi.ai.wire_json import encode_json, json_text
 
 
@@ -26,3 +28,12 @@ def test_a_lone_surrogate_is_dropped_and_everything_else_kept() -> None:
 def test_arguments_text_is_compact_json() -> None:
     assert json_text({"path": "é", "limit": 3}) == '{"path":"é","limit":3}'
     assert json_text({"oldText": "x\ud800y"}) == '{"oldText":"xy"}'
+
+
+class Note(Struct):
+    text: str
+
+
+def test_the_slow_path_writes_what_msgspec_writes() -> None:
+    # A record msgspec encodes natively, in a body that needs the surrogate clean-up.
+    assert encode_json({"notes": [Note("ok"), Note("half \udc00")]}) == b'{"notes":[{"text":"ok"},{"text":"half "}]}'

@@ -163,16 +163,6 @@ class RetryDelayTooLong(Exception):
     pass
 
 
-def encode_json_body(body: Any) -> bytes:
-    """UTF-8 JSON of a request body, without the lone surrogates that UTF-8 cannot carry.
-
-    Providers sanitize the message text they convert, but a lone surrogate can hide anywhere else
-    (tool-call arguments cut mid-emoji, a tool description, an `on_payload` edit); one of them must
-    not turn the whole request into an encoding crash (`pi.ai.wire_json`).
-    """
-    return encode_json(body)
-
-
 class RequestSpec(Struct):
     """One HTTP request a provider wants sent by `open_stream`; `body` is sent as JSON."""
 
@@ -203,7 +193,7 @@ async def open_stream(
     each wait for data; None keeps the client's defaults (30 s / 600 s).
     """
     http = client or get_client()
-    content = encode_json_body(request.body)
+    content = encode_json(request.body)  # compact UTF-8, no lone surrogates (`pi.ai.wire_json`)
     timeouts = Timeouts.uniform(timeout_s) if timeout_s is not None else None
     headers = {"content-type": "application/json", **request.headers}
     attempt = 0
@@ -412,7 +402,6 @@ __all__ = [
     "abortable_sleep",
     "connection_lost",
     "deferred_trust_context",
-    "encode_json_body",
     "error_hint",
     "finish_stream",
     "get_client",

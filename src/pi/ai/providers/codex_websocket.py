@@ -39,6 +39,7 @@ from pi.ai.providers.openai_responses_messages import convert_responses_messages
 from pi.ai.providers.output import OutputBuilder
 from pi.ai.providers.responses_driver import EventAdapter, Events, read_reply
 from pi.ai.types import AssistantDiagnostic, AssistantMessage, Context, Model
+from pi.ai.wire_json import json_text
 
 OPENAI_BETA_WEBSOCKETS = "responses_websockets=2026-02-06"
 DEFAULT_CONNECT_TIMEOUT_MS = 15_000
@@ -163,7 +164,7 @@ async def _start(attempt: _Attempt) -> _Started:
         sent = continued_body(attempt.body, lease.continuation) if attempt.continuing else None
         request = sent if sent is not None else attempt.body
         try:
-            await lease.socket.send(json.dumps({"type": "response.create", **request}, ensure_ascii=False))
+            await lease.socket.send(json_text({"type": "response.create", **request}))
             first = await _receive(lease.socket, attempt.read_timeout_s)
         except (ConnectionClosed, OSError, TimeoutError) as exc:
             lease.release(keep=False)
