@@ -145,3 +145,11 @@ def test_property_slice_width(text: str, start: int, length: int) -> None:
 def test_property_wrap_keeps_all_non_space_text(text: str, width: int) -> None:
     joined = "".join(strip_ansi(line) for line in wrap_text_with_ansi(text, width))
     assert joined.replace(" ", "") == text.replace(" ", "")
+
+
+def test_a_zero_width_joiner_outside_an_emoji_does_not_swallow_the_next_cell() -> None:
+    # Found by the property above: wcswidth over "\u200d " says 0, the terminal shows the space.
+    assert visible_width("\u200d ") == 1
+    assert visible_width("a\u200db") == 2
+    assert visible_width(pad_to_width("\u200d", 1)) == 1
+    assert visible_width("\U0001f468\u200d\U0001f469\u200d\U0001f467") == 2  # one family emoji, two cells

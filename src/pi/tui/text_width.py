@@ -84,6 +84,9 @@ def visible_width(text: str) -> int:
     return _wide_text_width(text)
 
 
+_ZWJ = "\u200d"
+
+
 @lru_cache(maxsize=8192)
 def _wide_text_width(text: str) -> int:
     text = strip_ansi(text)
@@ -92,11 +95,14 @@ def _wide_text_width(text: str) -> int:
     if _all_narrow(text):
         return len(text)
     wcwidth = _wc()
-    width = wcwidth.wcswidth(text)
-    if width >= 0:
-        return int(width)
-    # Control characters are present: count the printable graphemes only.
-    return sum(max(0, wcwidth.wcswidth(g)) for g in wcwidth.iter_graphemes(text))
+    if _ZWJ not in text:
+        width = wcwidth.wcswidth(text)
+        if width >= 0:
+            return int(width)
+    # Control characters are present, or a zero-width joiner: count grapheme by grapheme, as
+    # `_cells` does. Over a whole string wcswidth joins a ZWJ with whatever follows it, even a
+    # space or a letter outside any emoji sequence, which the terminal still shows in its cell.
+    return sum(_grapheme_width(g) for g in wcwidth.iter_graphemes(text))
 
 
 def _grapheme_width(grapheme: str) -> int:
