@@ -35,6 +35,13 @@ class SessionInfo(Struct, frozen=True):
     """Text of the first user message, or ``(no messages)``."""
     all_messages_text: str
     """Every user and assistant text, for search."""
+    written_ns: int = 0
+    """The file's mtime in nanoseconds: orders sessions whose last messages share a millisecond."""
+
+    @property
+    def recency(self) -> tuple[datetime, int]:
+        """What orders sessions by how recently they were active: the last message, then the last write."""
+        return (self.modified, self.written_ns)
 
 
 class FoundSession(Struct, frozen=True):
@@ -62,7 +69,7 @@ def session_info(path: str | Path) -> SessionInfo | None:
     file = Path(path)
     try:
         raw = read_session_file(file)
-        mtime = file.stat().st_mtime
+        written_ns = file.stat().st_mtime_ns
     except OSError:
         return None
     header = SessionHeader.from_dict(raw.lines[0]) if raw.lines else None
@@ -96,11 +103,11 @@ def session_info(path: str | Path) -> SessionInfo | None:
         moment = stamp if isinstance(stamp, int | float) else iso_to_ms(str(line.get("timestamp", "")))
         last_activity = max(last_activity, int(moment))
     created_ms = iso_to_ms(header.timestamp)
-    created = _datetime(created_ms) if created_ms else datetime.fromtimestamp(mtime, UTC)
+    created = _datetime(created_ms) if created_ms else datetime.fromtimestamp(written_ns / 1e9, UTC)
     if last_activity > 0:
         modified = _datetime(last_activity)
     else:
-        modified = created if created_ms else datetime.fromtimestamp(mtime, UTC)
+        modified = created if created_ms else datetime.fromtimestamp(written_ns / 1e9, UTC)
     return SessionInfo(
         path=file,
         id=header.id,
@@ -112,6 +119,7 @@ def session_info(path: str | Path) -> SessionInfo | None:
         message_count=count,
         first_message=first if first is not None else "(no messages)",
         all_messages_text=" ".join(texts),
+        written_ns=written_ns,
     )
 
 
@@ -132,7 +140,7 @@ def _project_dirs(agent_dir: str | Path | None) -> list[Path]:
 
 def _newest_first(files: list[Path]) -> list[SessionInfo]:
     infos = [info for info in map(session_info, files) if info is not None]
-    infos.sort(key=lambda i: i.modified, reverse=True)
+    infos.sort(key=lambda i: i.recency, reverse=True)
     return infos
 
 

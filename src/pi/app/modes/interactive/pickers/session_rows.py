@@ -87,10 +87,10 @@ def _threaded(infos: Sequence[SessionInfo]) -> list[SessionRow]:
             return
         seen.add(key)
         rows.append(SessionRow(info, depth))
-        for child in sorted(children.get(key, []), key=lambda i: i.modified, reverse=True):
+        for child in sorted(children.get(key, []), key=lambda i: i.recency, reverse=True):
             walk(child, depth + 1)
 
-    for root in sorted(roots, key=lambda i: i.modified, reverse=True):
+    for root in sorted(roots, key=lambda i: i.recency, reverse=True):
         walk(root, 0)
     return rows
 
@@ -100,10 +100,11 @@ def arrange(infos: Sequence[SessionInfo], sort: Sort, query: str, named_only: bo
     scored = [(info, match_score(info, query)) for info in infos if not named_only or info.name]
     kept = [(info, score) for info, score in scored if score is not None]
     if sort == "fuzzy":
-        kept.sort(key=lambda pair: (-(pair[1] or 0.0), -pair[0].modified.timestamp()))
+        kept.sort(key=lambda pair: pair[0].recency, reverse=True)
+        kept.sort(key=lambda pair: -(pair[1] or 0.0))  # stable: equal scores stay newest first
         return [SessionRow(info) for info, _ in kept]
     if sort == "recent" or query.strip():
-        kept.sort(key=lambda pair: pair[0].modified, reverse=True)
+        kept.sort(key=lambda pair: pair[0].recency, reverse=True)
         return [SessionRow(info) for info, _ in kept]
     return _threaded([info for info, _ in kept])
 
