@@ -407,6 +407,15 @@ async def test_invalid_utf8_bytes_elsewhere_survive(tool: AgentTool[EditParams],
     assert "\ufffd tail" in result.details.diff
 
 
+async def test_a_lone_surrogate_from_the_model_is_written_as_a_replacement_character(
+    tool: AgentTool[EditParams], tmp_path: Path
+) -> None:
+    # Written through surrogateescape, "\udcff" would turn into the raw byte 0xFF on disk.
+    target = write(tmp_path, "f.txt", b"change me\n")
+    await call(tool, {"path": "f.txt", "edits": edits(("change me", "bad \udcff here"))})
+    assert target.read_bytes() == "bad \ufffd here\n".encode()
+
+
 async def test_permissions_are_kept(tool: AgentTool[EditParams], tmp_path: Path) -> None:
     target = write(tmp_path, "run.sh", "echo a\n")
     target.chmod(0o750)

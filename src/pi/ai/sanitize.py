@@ -13,7 +13,13 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def sanitize_surrogates(text: str) -> str:
+    """`text` without its lone surrogates, for the wire."""
     return _SURROGATE.sub("", text) if _SURROGATE.search(text) else text
 
 
-__all__ = ["sanitize_surrogates"]
+def replace_surrogates(text: str, replacement: str = "\ufffd") -> str:
+    """`text` with each lone surrogate shown as `replacement`, for diffs and files written as UTF-8."""
+    return _SURROGATE.sub(replacement, text)
+
+
+__all__ = ["replace_surrogates", "sanitize_surrogates"]

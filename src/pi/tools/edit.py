@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
-import re
 from typing import TYPE_CHECKING, Protocol
 
 from msgspec import Struct
@@ -21,6 +20,7 @@ from pydantic.alias_generators import to_camel
 
 from pi.agent.tool import JSON_SCHEMA_PREFERRED, AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
+from pi.ai.sanitize import replace_surrogates
 from pi.ai.types import TextContent
 from pi.atomic_file import write_file_atomically
 from pi.tools.edit_arguments import prepare_edit_arguments
@@ -106,7 +106,6 @@ EMPTY_EDITS_MESSAGE = (
     "Edit tool input is invalid. edits must contain at least one replacement. "
     'Pass edits as a list of {"oldText": ..., "newText": ...} objects.'
 )
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 _NEXT_STEPS = {
@@ -127,7 +126,7 @@ def _cannot_edit(path: str, exc: OSError) -> FileToolError:
 
 def _printable(text: str) -> str:
     """Bytes that were not UTF-8 are carried as lone surrogates; show them as U+FFFD in diffs."""
-    return _LONE_SURROGATE.sub("\ufffd", text)
+    return replace_surrogates(text)
 
 
 def _replacements(edits: list[ReplaceEdit]) -> list[Replacement]:

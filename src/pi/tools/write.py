@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
-import re
 from typing import Protocol
 
 from msgspec import Struct
@@ -21,6 +20,7 @@ from pydantic.alias_generators import to_camel
 
 from pi.agent.tool import JSON_SCHEMA_PREFERRED, AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
+from pi.ai.sanitize import replace_surrogates
 from pi.ai.types import TextContent
 from pi.atomic_file import write_file_atomically
 from pi.tools.fs_errors import FileToolError, describe_os_error, raise_if_aborted
@@ -54,15 +54,12 @@ class WriteOperations(Protocol):
         ...
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def encode_utf8(text: str) -> bytes:
     """UTF-8 bytes of `text`; an unpaired surrogate (possible in JSON from a model) becomes U+FFFD."""
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
+        return replace_surrogates(text).encode("utf-8")
 
 
 class LocalWriteOperations:
