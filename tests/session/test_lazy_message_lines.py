@@ -10,10 +10,12 @@ from __future__ import annotations
 import gc
 import json
 import shutil
+import weakref
 from pathlib import Path
 
 import pytest
 
+from pi.ai.types import TextContent, UserMessage
 from pi.session import SessionManager
 from pi.session.entries import MessageEntry
 from pi.session.storage import parse_lines
@@ -212,3 +214,28 @@ def test_a_resumed_session_gives_the_collector_nothing_to_track_per_message(tmp_
     assert not gc.is_tracked(first)
     assert first.message_json["content"] == [{"type": "text", "text": "message 0"}]
     assert gc.is_tracked(first.message_json)  # what an entry holds is still the collector's to see
+
+
+class _Note:
+    """An application's own message class, which keeps a reference to the entry it was stored as."""
+
+    role = "note"
+
+    def __init__(self) -> None:
+        self.entry: MessageEntry | None = None
+
+
+def test_an_entry_for_an_applications_message_is_collected_even_in_a_cycle() -> None:
+    note = _Note()
+    entry = MessageEntry.of(note, id="n1", parent_id=None)
+    note.entry = entry
+    assert gc.is_tracked(entry)
+    alive = weakref.ref(note)
+    del note, entry
+    gc.collect()
+    assert alive() is None
+
+
+def test_entries_for_pis_own_messages_stay_untracked() -> None:
+    message = UserMessage(content=[TextContent(text="hi")])
+    assert not gc.is_tracked(MessageEntry.of(message, id="u1", parent_id=None))

@@ -160,8 +160,10 @@ class MessageEntry(_Entry, kw_only=True, gc=False):
 
     The collector does not track message entries (``gc=False``): a resumed session holds one per
     message, tens of thousands of them, and every full collection, the last ones at exit included,
-    would walk them all. Nothing they hold refers back to an entry (JSON data, the message parsed
-    from it, its text), so no reference cycle can pass through one; what they hold is still tracked.
+    would walk them all. Nothing they hold refers back to an entry (JSON data, one of pi's messages
+    parsed from it, its text), so no reference cycle can pass through one; what they hold is still
+    tracked. An entry made for a message object of an application's own class is a
+    `TrackedMessageEntry` instead, since pi cannot know what that object refers to.
     """
 
     type: Literal["message"] = "message"
@@ -178,7 +180,8 @@ class MessageEntry(_Entry, kw_only=True, gc=False):
     @classmethod
     def of(cls, message: AgentMessage, *, id: str, parent_id: str | None, timestamp: str | None = None) -> MessageEntry:
         data = to_jsonable(message)
-        return cls(
+        kind = cls if type(message) in _PI_MESSAGE_TYPES else TrackedMessageEntry
+        return kind(
             id=id,
             parent_id=parent_id,
             timestamp=timestamp or iso_now(),
@@ -219,6 +222,30 @@ class MessageEntry(_Entry, kw_only=True, gc=False):
     def to_dict(self) -> dict[str, Any]:
         self.message_json  # noqa: B018 - a message still in JSON text is decoded to be written
         return super().to_dict()
+
+
+class TrackedMessageEntry(MessageEntry, kw_only=True, gc=True):
+    """A message entry the collector tracks, for a message of an application's own class.
+
+    Such an object may hold a reference back to its entry (a custom message keeping the record it was
+    stored as, say); through an untracked entry that cycle would never be collected.
+    """
+
+
+_PI_MESSAGE_TYPES: frozenset[type] = frozenset(
+    {
+        UserMessage,
+        AssistantMessage,
+        ToolResultMessage,
+        BashExecutionMessage,
+        CustomMessage,
+        BranchSummaryMessage,
+        CompactionSummaryMessage,
+        SystemMessage,
+        UnknownRoleMessage,
+    }
+)
+"""pi's own message classes, whose objects refer to no entry: their entries can stay untracked."""
 
 
 class ThinkingLevelChangeEntry(_Entry, kw_only=True):
@@ -503,6 +530,7 @@ __all__ = [
     "SessionHeader",
     "SessionInfoEntry",
     "ThinkingLevelChangeEntry",
+    "TrackedMessageEntry",
     "UnknownEntry",
     "UsageEntry",
     "entry_from_dict",
