@@ -235,14 +235,14 @@ class SessionManager(SessionReads, SessionDirectoryQueries):
         header = SessionHeader.from_dict(first)
         if header is None:
             raise invalid_session_file(file)
-        lines = raw.lines
+        lines: Sequence[dict[str, Any] | LazyMessageLine] = raw.lines
         migrated = False
         if file_version([first]) < CURRENT_SESSION_VERSION:
-            # An older format is upgraded line by line, as dicts.
+            # An older format is upgraded line by line, as dicts, in the one list made for that.
             dicts = [line.as_dict() if isinstance(line, LazyMessageLine) else line for line in lines]
             migrated = migrate_lines(dicts)
             header = SessionHeader.from_dict(dicts[0]) or header
-            lines = list(dicts)
+            lines = dicts
         entries = [_entry_of(line) for line in lines[1:]]
         self.warnings.extend(raw.warnings)
         for entry in entries:
