@@ -10,11 +10,12 @@ server, and the script checks:
 2. that request carries our conversation, message for message: user texts, the assistant's tool call
    (id, name, arguments), the tool result under the same id, the texts, and the thinking replayed as
    `reasoning_content`;
-3. it only appended to our file (our bytes are a prefix), a user and an assistant entry hanging off
-   our last entry;
+3. it only appended to our file (our bytes are a prefix): a user and an assistant entry hanging off
+   our last entry, after a `role: "system"` entry when its system prompt is not the one our file
+   last recorded (pi 1.6.0 records each new system prompt);
 4. our `pi -c` then reads the file the TypeScript pi extended and sends its exchange too.
 
-Needs Node and npm (the TypeScript pi is installed with npm into /tmp/tspi if missing), so neither
+Needs pi 1.6.0 (`--ts-pi`, else `PI_TS_BIN`, else installed with npm into /tmp/tspi), so neither
 the test suite nor CI runs it. Exit code 0 when every check passed, 1 otherwise.
 
     .venv/bin/python scripts/check_ts_reads_ours.py [--ts-pi PATH] [--work-dir /tmp/pi-ts-reads-ours]
@@ -44,7 +45,7 @@ from bench.fake_openai_server import (  # noqa: E402
     tool_call_reply,
     write_agent_dir,
 )
-from bench.loop_vs_ts import DEFAULT_TS_PREFIX, ensure_ts_pi, isolated_env, program_version  # noqa: E402
+from scripts.ts_pi import DEFAULT_TS_PREFIX, ensure_ts_pi, isolated_env, node_version, program_version  # noqa: E402
 from tests.support.http_server import ScriptedServer  # noqa: E402
 
 DEFAULT_WORK_DIR = Path("/tmp/pi-ts-reads-ours")
@@ -149,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     ts_pi = ensure_ts_pi(args.ts_pi, args.ts_prefix)
-    node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    node = node_version()
     print(f"TypeScript pi {program_version(ts_pi)} ({ts_pi}), node {node}, python {sys.version.split()[0]}")
     shutil.rmtree(args.work_dir, ignore_errors=True)
     project, home, agent = args.work_dir / "project", args.work_dir / "home", args.work_dir / "agent"
@@ -189,11 +190,15 @@ def main(argv: list[str] | None = None) -> int:
         report.check("it only appended to our file (our bytes are a prefix)", grown.startswith(ours_bytes))
         added = [json.loads(line) for line in grown[len(ours_bytes) :].decode().splitlines()]
         shapes = [(e.get("type"), e.get("message", {}).get("role")) for e in added]
+        # pi 1.6.0 records its own system prompt first when it differs from the one our file last recorded.
+        exchange = shapes[1:] if shapes[:1] == [("message", "system")] else shapes
+        chained = all(
+            entry.get("parentId") == (added[index - 1].get("id") if index else our_leaf)
+            for index, entry in enumerate(added)
+        )
         report.check(
-            "it appended a user and an assistant entry after our last entry",
-            shapes == [("message", "user"), ("message", "assistant")]
-            and added[0].get("parentId") == our_leaf
-            and added[1].get("parentId") == added[0].get("id"),
+            "it appended a user and an assistant entry (after its system prompt, if new) to our last entry",
+            exchange == [("message", "user"), ("message", "assistant")] and chained,
             str(shapes),
         )
 

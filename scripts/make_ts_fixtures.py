@@ -8,7 +8,8 @@ fixed work dir (so the absolute paths inside the files are the same on every mac
 them needs rewriting), and copies what it wrote, byte for byte, next to a README that records the
 versions and the exact commands.
 
-Needs Node and npm, so neither the test suite nor CI runs it:
+Needs pi 1.6.0 (`--ts-pi`, else `PI_TS_BIN`, else installed with npm into /tmp/tspi), so neither the
+test suite nor CI runs it:
 
     .venv/bin/python scripts/make_ts_fixtures.py [--ts-pi PATH] [--work-dir /tmp/pi-ts-fixtures]
 """
@@ -41,7 +42,7 @@ from bench.fake_openai_server import (  # noqa: E402
     tool_call_reply,
     write_agent_dir,
 )
-from bench.loop_vs_ts import DEFAULT_TS_PREFIX, TS_PACKAGE, ensure_ts_pi, isolated_env, program_version  # noqa: E402
+from scripts.ts_pi import DEFAULT_TS_PREFIX, TS_PACKAGE, ensure_ts_pi, isolated_env, node_version, program_version  # noqa: E402
 from tests.support.http_server import RecordedRequest  # noqa: E402
 
 DEFAULT_WORK_DIR = Path("/tmp/pi-ts-fixtures")
@@ -367,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
 
     ts_pi = ensure_ts_pi(args.ts_pi, args.ts_prefix)
     version = program_version(ts_pi)
-    node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    node = node_version()
     print(f"TypeScript pi {version} ({ts_pi}), node {node}")
     args.out.mkdir(parents=True, exist_ok=True)
     spaces: list[Workspace] = []

@@ -6,9 +6,11 @@ import asyncio
 from typing import Any
 
 from pi.agent import AgentTool, AgentToolResult, ToolExecutionEndEvent, TurnEndEvent
+from pi.agent.tool import OnToolUpdate
 from pi.ai.abort import AbortSignal
 from pi.ai.faux import FauxProvider, faux_assistant_message, faux_text, faux_tool_call, register_faux_provider
 from pi.ai.types import UserMessage
+from tests.support.content import as_assistant, as_tool_result, text_of
 
 from .helpers import (
     ContextSpy,
@@ -44,7 +46,7 @@ async def test_abort_during_tools_ends_the_run_and_leaves_a_valid_history(faux: 
         "turn_end", "agent_end",
     ]  # fmt: skip
     turn_end = next(e for e in rec.events if isinstance(e, TurnEndEvent))
-    assert [(r.content[0].text, r.is_error) for r in turn_end.tool_results] == [("Operation aborted", True)] * 2
+    assert [(text_of(r.content[0]), r.is_error) for r in turn_end.tool_results] == [("Operation aborted", True)] * 2
     assert faux.call_count == 1
     assert not agent.state.is_streaming and agent.state.pending_tool_calls == frozenset()
 
@@ -52,7 +54,7 @@ async def test_abort_during_tools_ends_the_run_and_leaves_a_valid_history(faux: 
     faux.set_responses([spy])
     await agent.prompt("again")
     assert every_call_answered(spy.contexts[0])
-    assert agent.state.messages[-1].content[0].text == "fresh start"
+    assert text_of(as_assistant(agent.state.messages[-1]).content[0]) == "fresh start"
 
 
 async def test_abort_in_sequential_batch_answers_unstarted_calls(faux: FauxProvider) -> None:
@@ -68,7 +70,7 @@ async def test_abort_in_sequential_batch_answers_unstarted_calls(faux: FauxProvi
     labels = rec.labelled()
     assert "tool_execution_start:c2" in labels and "tool_execution_end:c2" in labels
     results = next(e for e in rec.events if isinstance(e, TurnEndEvent)).tool_results
-    assert [r.content[0].text for r in results] == ["Operation aborted", "Operation aborted"]
+    assert [text_of(r.content[0]) for r in results] == ["Operation aborted", "Operation aborted"]
 
 
 async def test_abort_while_streaming_ends_aborted_without_tool_calls() -> None:
@@ -87,7 +89,7 @@ async def test_abort_while_streaming_ends_aborted_without_tool_calls() -> None:
         agent.subscribe(abort_when_calling)
         await agent.prompt("go")
         assert log.calls == []
-        reply = agent.state.messages[-1]
+        reply = as_assistant(agent.state.messages[-1])
         assert reply.role == "assistant" and reply.stop_reason == "aborted"
         assert reply.error_message == "Operation aborted"
         assert [b.type for b in reply.content] == ["text"]
@@ -168,7 +170,7 @@ async def test_queue_modes_one_at_a_time_versus_all(faux: FauxProvider) -> None:
         agent.steer(UserMessage(content="s2"))
         await agent.prompt("go")
         assert faux.call_count - before == requests
-        assert [m.content for m in agent.state.messages if m.role == "user"][1:] == ["s1", "s2"]
+        assert [m.content for m in agent.state.messages if isinstance(m, UserMessage)][1:] == ["s1", "s2"]
     # follow-ups: only after the model is done, one (or all) per extra turn
     for mode, requests in (("one-at-a-time", 3), ("all", 2)):
         faux.set_responses([faux_assistant_message("ok")] * 3)
@@ -178,7 +180,7 @@ async def test_queue_modes_one_at_a_time_versus_all(faux: FauxProvider) -> None:
         agent.follow_up(UserMessage(content="f2"))
         await agent.prompt("go")
         assert faux.call_count - before == requests
-        assert [m.content for m in agent.state.messages if m.role == "user"][1:] == ["f1", "f2"]
+        assert [m.content for m in agent.state.messages if isinstance(m, UserMessage)][1:] == ["f1", "f2"]
 
 
 async def test_length_stopped_tool_calls_are_not_executed(faux: FauxProvider) -> None:
@@ -190,9 +192,9 @@ async def test_length_stopped_tool_calls_are_not_executed(faux: FauxProvider) ->
     agent, rec = make_agent(faux, tools=[echo_tool(log)])
     await agent.prompt("go")
     assert log.calls == []
-    result = agent.state.messages[2]
+    result = as_tool_result(agent.state.messages[2])
     assert result.is_error
-    assert result.content[0].text == (
+    assert text_of(result.content[0]) == (
         'Tool call "echo" was not executed: the response hit the output token limit, so its arguments may be '
         "truncated. Re-issue the tool call with complete arguments."
     )
@@ -201,7 +203,9 @@ async def test_length_stopped_tool_calls_are_not_executed(faux: FauxProvider) ->
 
 
 async def test_terminate_stops_only_when_every_result_asks(faux: FauxProvider) -> None:
-    async def finish(tid: str, params: EchoParams, signal: AbortSignal | None, on_update: Any) -> AgentToolResult:
+    async def finish(
+        tool_call_id: str, params: EchoParams, signal: AbortSignal | None, on_update: OnToolUpdate | None
+    ) -> AgentToolResult:
         return AgentToolResult(content=text_result("submitted").content, terminate=True)
 
     done_tool = AgentTool(name="submit", label="Submit", description="End.", parameters=EchoParams, execute=finish)
@@ -218,7 +222,7 @@ async def test_terminate_stops_only_when_every_result_asks(faux: FauxProvider) -
          faux_assistant_message("continued")]
     )  # fmt: skip
     await agent.prompt("again")
-    assert agent.state.messages[-1].content[0].text == "continued"
+    assert text_of(as_assistant(agent.state.messages[-1]).content[0]) == "continued"
 
 
 async def test_assistant_error_ends_the_run_without_follow_ups(faux: FauxProvider) -> None:

@@ -15,6 +15,7 @@ import pi.agent.agent as agent_module
 from pi.agent import (
     Agent,
     AgentContext,
+    AgentEndEvent,
     AgentEvent,
     AgentLoopConfig,
     AgentMessage,
@@ -29,6 +30,7 @@ from pi.ai.faux import FauxProvider, faux_assistant_message, faux_tool_call
 from pi.ai.options import StreamOptions, ThinkingBudgets
 from pi.ai.stream import stream_simple
 from pi.ai.types import AssistantMessage, ImageContent, Message, UserMessage, now_ms
+from tests.support.content import as_assistant, text_of
 
 from .helpers import ContextSpy, Controlled, echo_tool, make_agent
 
@@ -97,7 +99,7 @@ async def test_prompt_forms_and_busy_errors(faux: FauxProvider) -> None:
     one = UserMessage(content="single")
     await agent.prompt(one)
     await agent.prompt([UserMessage(content="x"), UserMessage(content="y")])
-    users = [m.content for m in agent.state.messages if m.role == "user"]
+    users = [m.content for m in agent.state.messages if isinstance(m, UserMessage)]
     assert users[1:] == ["single", "x", "y"]
     with pytest.raises(RuntimeError, match=r"^No model configured$"):
         await Agent().prompt("hi")
@@ -131,7 +133,8 @@ async def test_continue_run_rules(faux: FauxProvider) -> None:
     faux.set_responses([faux_assistant_message("follow-up seen")])
     agent.follow_up(UserMessage(content="f1"))
     await agent.continue_run()
-    assert agent.state.messages[-2].content == "f1"
+    follow_up = agent.state.messages[-2]
+    assert isinstance(follow_up, UserMessage) and follow_up.content == "f1"
 
 
 def test_loop_continue_validation(faux: FauxProvider) -> None:
@@ -171,7 +174,7 @@ async def test_listeners_are_awaited_in_order_and_failures_do_not_stop_the_run(f
     await agent.prompt("hi")
     assert order[:4] == ["slow:agent_start", "fast:agent_start", "slow:turn_start", "fast:turn_start"]
     assert ("renderer crashed", "turn_start") in errors and len(errors) == 3
-    assert agent.state.messages[-1].content[0].text == "fine"
+    assert text_of(as_assistant(agent.state.messages[-1]).content[0]) == "fine"
     unsubscribe()
     order.clear()
     faux.set_responses([faux_assistant_message("again")])
@@ -304,7 +307,8 @@ async def test_a_failing_loop_becomes_a_failed_turn(faux: FauxProvider, monkeypa
     assert isinstance(failure, AssistantMessage)
     assert failure.stop_reason == "error" and failure.error_message == "loop exploded"
     assert agent.state.error_message == "loop exploded" and not agent.state.is_streaming
-    assert rec.events[-1].messages == [failure]
+    end = rec.events[-1]
+    assert isinstance(end, AgentEndEvent) and end.messages == [failure]
 
 
 async def test_reset_clears_everything_but_keeps_config(faux: FauxProvider) -> None:

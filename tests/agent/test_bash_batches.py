@@ -4,16 +4,16 @@ tool of the batch asks to run alone."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
-from pi.agent.tool import AgentTool
 from pi.ai.faux import FauxProvider, faux_assistant_message, faux_tool_call
 from pi.ai.types import ToolResultMessage
 from pi.tools import create_bash_tool
 from tests.agent.helpers import make_agent, result_texts
 
 
-def _results(agent_messages: list[object]) -> list[ToolResultMessage]:
+def _results(agent_messages: Sequence[object]) -> list[ToolResultMessage]:
     return [m for m in agent_messages if isinstance(m, ToolResultMessage)]
 
 
@@ -40,7 +40,7 @@ async def test_case_119_parallel_bash_results_in_call_order(faux: FauxProvider, 
 async def test_case_120_a_sequential_tool_makes_the_batch_run_one_at_a_time(faux: FauxProvider, tmp_path: Path) -> None:
     log = tmp_path / "log.txt"
     bash = create_bash_tool(str(tmp_path))
-    exclusive: AgentTool = create_bash_tool(str(tmp_path))
+    exclusive = create_bash_tool(str(tmp_path))
     exclusive.name = "exclusive_bash"
     exclusive.execution_mode = "sequential"
     command = f"echo start >> {log}; sleep 0.3; echo end >> {log}"

@@ -9,12 +9,16 @@ from pi.agent import (
     AfterToolCallContext,
     AfterToolCallResult,
     AgentContext,
+    AgentEndEvent,
     AgentLoopConfig,
     AgentTool,
     AgentToolResult,
     BeforeToolCallContext,
     BeforeToolCallResult,
+    MessageEndEvent,
+    MessageStartEvent,
     ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
     TurnEndEvent,
     agent_loop,
@@ -25,9 +29,19 @@ from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.events import DoneEvent, StartEvent
 from pi.ai.faux import FauxProvider, faux_assistant_message, faux_text, faux_tool_call
 from pi.ai.stream import stream
-from pi.ai.types import UserMessage
+from pi.ai.types import ToolCall, ToolResultMessage, UserMessage
+from tests.support.content import as_assistant, as_tool_result, text_of
 
-from .helpers import ContextSpy, Controlled, EchoParams, ToolLog, echo_tool, make_agent, result_texts, text_result
+from .helpers import (
+    ContextSpy,
+    Controlled,
+    EchoParams,
+    ToolLog,
+    echo_tool,
+    make_agent,
+    result_texts,
+    text_result,
+)
 
 
 def call(name: str, args: dict[str, Any], id: str) -> Any:
@@ -52,8 +66,10 @@ async def test_text_only_prompt_sequence(faux: FauxProvider) -> None:
         "agent_start", "turn_start", "message_start", "message_end", "message_start",
         *["message_update"] * updates, "message_end", "turn_end", "agent_end",
     ]  # fmt: skip
-    assert events[2].message.role == "user" and events[4].message.role == "assistant"
-    end = events[-1]
+    user_start, assistant_start, end = events[2], events[4], events[-1]
+    assert isinstance(user_start, MessageStartEvent) and isinstance(assistant_start, MessageStartEvent)
+    assert user_start.message.role == "user" and assistant_start.message.role == "assistant"
+    assert isinstance(end, AgentEndEvent)
     assert [m.role for m in end.messages] == ["user", "assistant"]
     assert faux.contexts[0].system_prompt == "be brief"
     assert faux.contexts[0].tools is None
@@ -73,13 +89,13 @@ async def test_one_tool_call_sequence_with_coerced_params(faux: FauxProvider) ->
         "tool_execution_start:c1", "tool_execution_end:c1", "message_start:toolResult", "message_end:toolResult",
         "turn_end", "turn_start", "message_start:assistant", "message_end:assistant", "turn_end", "agent_end",
     ]  # fmt: skip
-    start = next(e for e in rec.events if e.type == "tool_execution_start")
+    start = next(e for e in rec.events if isinstance(e, ToolExecutionStartEvent))
     assert start.args == {"text": "ab", "times": "2"}  # as the model sent them
     assert log.calls[0][1] == EchoParams(text="ab", times=2)
     end = next(e for e in rec.events if isinstance(e, ToolExecutionEndEvent))
     assert not end.is_error and end.result.details == {"times": 2}
-    result = agent.state.messages[2]
-    assert result.role == "toolResult" and result.content[0].text == "abab" and result.details == {"times": 2}
+    result = as_tool_result(agent.state.messages[2])
+    assert result.role == "toolResult" and text_of(result.content[0]) == "abab" and result.details == {"times": 2}
     assert faux.contexts[0].tools is not None and faux.contexts[0].tools[0].name == "echo"
     assert faux.contexts[1].messages[-1].role == "toolResult"
 
@@ -152,7 +168,11 @@ async def test_end_events_in_completion_order_result_messages_in_call_order(faux
     labels = rec.labelled()
     ends = [label for label in labels if label.startswith("tool_execution_end")]
     assert ends == ["tool_execution_end:c2", "tool_execution_end:c1"]
-    results = [e.message.tool_call_id for e in rec.events if e.type == "message_end" and e.message.role == "toolResult"]
+    results = [
+        e.message.tool_call_id
+        for e in rec.events
+        if isinstance(e, MessageEndEvent) and isinstance(e.message, ToolResultMessage)
+    ]
     assert results == ["c1", "c2"]
     turn_end = next(e for e in rec.events if isinstance(e, TurnEndEvent))
     assert [r.tool_call_id for r in turn_end.tool_results] == ["c1", "c2"]
@@ -170,9 +190,9 @@ async def test_unknown_tool_and_invalid_arguments_become_error_results(faux: Fau
     assert log.calls == []
     turn_end = next(e for e in rec.events if isinstance(e, TurnEndEvent))
     missing, invalid = turn_end.tool_results
-    assert missing.is_error and missing.content[0].text == "Tool nope not found"
+    assert missing.is_error and text_of(missing.content[0]) == "Tool nope not found"
     assert invalid.is_error
-    text = invalid.content[0].text
+    text = text_of(invalid.content[0])
     assert text.startswith('Validation failed for tool "echo":\n')
     assert "  - text: missing\n  - times: expected integer, got string\n" in text
     assert text.endswith('Received arguments:\n{\n  "times": "many"\n}')
@@ -191,7 +211,9 @@ async def test_prepare_arguments_repairs_before_validation(faux: FauxProvider) -
     agent, _ = make_agent(faux, tools=[echo_tool(log, prepare_arguments=repair)])
     await agent.prompt("go")
     assert log.calls[0][1].text == "hi"
-    assert agent.state.messages[1].content[0].arguments == {"old_name": "hi"}  # the transcript keeps what was sent
+    sent = as_assistant(agent.state.messages[1]).content[0]
+    assert isinstance(sent, ToolCall)
+    assert sent.arguments == {"old_name": "hi"}  # the transcript keeps what was sent
 
 
 async def test_before_hook_blocks_with_custom_and_default_reason(faux: FauxProvider) -> None:
@@ -228,8 +250,8 @@ async def test_raising_before_hook_is_an_error_result(faux: FauxProvider) -> Non
     faux.set_responses([faux_assistant_message(call("echo", {"text": "a"}, "c1")), faux_assistant_message("ok")])
     agent, _ = make_agent(faux, tools=[echo_tool()], before_tool_call=gate)
     await agent.prompt("go")
-    result = agent.state.messages[2]
-    assert result.is_error and result.content[0].text == "policy file unreadable"
+    result = as_tool_result(agent.state.messages[2])
+    assert result.is_error and text_of(result.content[0]) == "policy file unreadable"
 
 
 async def test_after_hook_overrides_fields_it_sets(faux: FauxProvider) -> None:
@@ -249,11 +271,11 @@ async def test_after_hook_overrides_fields_it_sets(faux: FauxProvider) -> None:
     agent, rec = make_agent(faux, tools=[echo_tool()], after_tool_call=redact)
     await agent.prompt("go")
     a, b, c = next(e for e in rec.events if isinstance(e, TurnEndEvent)).tool_results
-    assert a.content[0].text == "[redacted]" and a.is_error and a.details == {"times": 1}
-    assert b.content[0].text == "b" and not b.is_error and b.details == {"audited": True}
-    assert c.content[0].text == "c" and c.details == {"times": 1}
+    assert text_of(a.content[0]) == "[redacted]" and a.is_error and a.details == {"times": 1}
+    assert text_of(b.content[0]) == "b" and not b.is_error and b.details == {"audited": True}
+    assert text_of(c.content[0]) == "c" and c.details == {"times": 1}
     end_a = next(e for e in rec.events if isinstance(e, ToolExecutionEndEvent) and e.tool_call_id == "c1")
-    assert end_a.is_error and end_a.result.content[0].text == "[redacted]"
+    assert end_a.is_error and text_of(end_a.result.content[0]) == "[redacted]"
 
 
 async def test_raising_after_hook_is_an_error_result(faux: FauxProvider) -> None:
@@ -263,13 +285,15 @@ async def test_raising_after_hook_is_an_error_result(faux: FauxProvider) -> None
     faux.set_responses([faux_assistant_message(call("echo", {"text": "a"}, "c1")), faux_assistant_message("ok")])
     agent, _ = make_agent(faux, tools=[echo_tool()], after_tool_call=broken)
     await agent.prompt("go")
-    result = agent.state.messages[2]
-    assert result.is_error and result.content[0].text == "audit log is full"
-    assert agent.state.messages[-1].content[0].text == "ok"
+    result = as_tool_result(agent.state.messages[2])
+    assert result.is_error and text_of(result.content[0]) == "audit log is full"
+    assert text_of(as_assistant(agent.state.messages[-1]).content[0]) == "ok"
 
 
 async def test_raising_tool_is_an_error_result_with_empty_details(faux: FauxProvider) -> None:
-    async def execute(tid: str, params: EchoParams, signal: AbortSignal | None, on_update: Any) -> AgentToolResult:
+    async def execute(
+        tool_call_id: str, params: EchoParams, signal: AbortSignal | None, on_update: OnToolUpdate | None
+    ) -> AgentToolResult:
         raise FileNotFoundError("no such file: a.txt")
 
     tool = AgentTool(name="boom", label="Boom", description="Fails.", parameters=EchoParams, execute=execute)
@@ -277,14 +301,14 @@ async def test_raising_tool_is_an_error_result_with_empty_details(faux: FauxProv
     agent, rec = make_agent(faux, tools=[tool])
     await agent.prompt("go")
     end = next(e for e in rec.events if isinstance(e, ToolExecutionEndEvent))
-    assert end.is_error and end.result.content[0].text == "no such file: a.txt" and end.result.details == {}
-    result = agent.state.messages[2]
-    assert result.is_error and result.content[0].text == "no such file: a.txt" and result.details == {}
+    assert end.is_error and text_of(end.result.content[0]) == "no such file: a.txt" and end.result.details == {}
+    result = as_tool_result(agent.state.messages[2])
+    assert result.is_error and text_of(result.content[0]) == "no such file: a.txt" and result.details == {}
 
 
 async def test_tool_updates_are_events_before_the_end(faux: FauxProvider) -> None:
     async def execute(
-        tid: str, params: EchoParams, signal: AbortSignal | None, on_update: OnToolUpdate | None
+        tool_call_id: str, params: EchoParams, signal: AbortSignal | None, on_update: OnToolUpdate | None
     ) -> AgentToolResult:
         assert on_update is not None
         for i in range(3):
@@ -302,9 +326,9 @@ async def test_tool_updates_are_events_before_the_end(faux: FauxProvider) -> Non
         "tool_execution_end"
     ]
     updates = [e for e in tool_events if isinstance(e, ToolExecutionUpdateEvent)]
-    assert [u.partial_result.content[0].text for u in updates] == ["line 0", "line 1", "line 2"]
+    assert [text_of(u.partial_result.content[0]) for u in updates] == ["line 0", "line 1", "line 2"]
     assert updates[0].args == {"text": "a"} and updates[0].tool_name == "stream"
-    assert agent.state.messages[2].content[0].text == "all lines"
+    assert text_of(as_tool_result(agent.state.messages[2]).content[0]) == "all lines"
 
 
 async def test_unreadable_final_arguments_go_back_to_the_model_instead_of_running(faux: FauxProvider) -> None:
@@ -328,7 +352,7 @@ async def test_unreadable_final_arguments_go_back_to_the_model_instead_of_runnin
     agent, _rec = make_agent(faux, tools=[echo_tool(log)], stream_fn=stream_fn)
     await agent.prompt("go")
     assert log.calls == []
-    result = agent.state.messages[2]
+    result = as_tool_result(agent.state.messages[2])
     assert result.role == "toolResult" and result.is_error
-    assert result.content[0].text.startswith('Invalid arguments for tool "echo": Expecting')
-    assert "Received arguments:" in result.content[0].text
+    assert text_of(result.content[0]).startswith('Invalid arguments for tool "echo": Expecting')
+    assert "Received arguments:" in text_of(result.content[0])

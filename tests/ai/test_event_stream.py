@@ -37,7 +37,12 @@ async def test_events_pushed_before_and_while_iterating_arrive_in_order_then_ite
 async def test_a_consumer_that_stops_at_the_last_event_leaves_no_clean_up_work_for_the_loop() -> None:
     loop = asyncio.get_running_loop()
     created: list[Any] = []
-    loop.set_task_factory(lambda loop, coro, **kw: created.append(coro) or asyncio.Task(coro, loop=loop, **kw))
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kw: Any) -> asyncio.Task[Any]:
+        created.append(coro)
+        return asyncio.Task(coro, loop=loop, **kw)
+
+    loop.set_task_factory(factory)
     try:
         for _ in range(20):
             stream = _stream()

@@ -23,6 +23,7 @@ from pi.ai.faux import (
 from pi.ai.options import StreamOptions
 from pi.ai.stream import complete, stream
 from pi.ai.types import Context, Model, UserMessage
+from tests.support.content import text_of
 
 
 def ctx(text: str = "hello") -> Context:
@@ -85,8 +86,8 @@ async def test_factory_sees_the_request_and_may_be_async(faux: FauxProvider) -> 
     faux.set_responses([sync_factory, async_factory])
     first = await complete(faux.model, ctx("ping"), api_key="k1")
     second = await complete(faux.model, ctx())
-    assert first.content[0].text == "you said ping"
-    assert second.content[0].text == "call 2"
+    assert text_of(first.content[0]) == "you said ping"
+    assert text_of(second.content[0]) == "call 2"
     assert seen[0][1].api_key == "k1" and seen[0][2] == 1 and seen[0][3] is faux.model
 
 
@@ -102,7 +103,7 @@ async def test_abort_mid_stream_ends_aborted_with_partial_content(faux: FauxProv
     assert final.type == "error" and final.reason == "aborted"
     assert final.error.stop_reason == "aborted"
     assert final.error.error_message == "Request was aborted"
-    assert final.error.content[0].text.startswith("word")
+    assert text_of(final.error.content[0]).startswith("word")
 
 
 async def test_scripted_error_and_abort_end_with_error_events(faux: FauxProvider) -> None:
@@ -115,7 +116,7 @@ async def test_scripted_error_and_abort_end_with_error_events(faux: FauxProvider
     first = await collect(faux)
     assert [e.type for e in first][-2:] == ["text_end", "error"]
     assert first[-1].reason == "error" and first[-1].error.error_message == "overloaded"
-    assert first[-1].error.content[0].text == "partial answer"
+    assert text_of(first[-1].error.content[0]) == "partial answer"
     second = await collect(faux)
     assert second[-1].type == "error" and second[-1].reason == "aborted"
     assert second[-1].error.stop_reason == "aborted"
@@ -144,7 +145,7 @@ async def test_queue_management_and_models() -> None:
         assert faux.pending_response_count == 3
         faux.set_responses([faux_assistant_message("only")])
         assert faux.pending_response_count == 1
-        assert (await complete(big, ctx())).content[0].text == "only"
+        assert text_of((await complete(big, ctx())).content[0]) == "only"
         assert faux.pending_response_count == 0
     finally:
         faux.unregister()
@@ -157,8 +158,8 @@ async def test_each_registration_gets_its_own_api(faux: FauxProvider) -> None:
     try:
         faux.set_responses([faux_assistant_message("first")])
         assert other.api != faux.api
-        assert (await complete(other.model, ctx())).content[0].text == "other"
-        assert (await complete(faux.model, ctx())).content[0].text == "first"
+        assert text_of((await complete(other.model, ctx())).content[0]) == "other"
+        assert text_of((await complete(faux.model, ctx())).content[0]) == "first"
     finally:
         other.unregister()
 
@@ -175,7 +176,7 @@ async def test_tokens_per_second_paces_the_stream() -> None:
 
 async def test_on_payload_sees_the_request(faux: FauxProvider) -> None:
     payloads: list[dict[str, Any]] = []
-    faux.set_responses([faux_text("ok") and faux_assistant_message("ok")])
+    faux.set_responses([faux_assistant_message("ok")])
     await complete(faux.model, ctx("look"), on_payload=lambda payload, model: payloads.append(payload))
     assert payloads[0]["context"]["messages"][0]["content"] == "look"
 

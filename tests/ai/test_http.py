@@ -113,7 +113,7 @@ async def test_lone_surrogates_anywhere_in_the_body_are_dropped_not_fatal(server
     server.queue(ScriptedResponse(chunks=sse({"a": 1})))
     spec = RequestSpec(url=f"{server.url}/v1/chat", headers={}, body={"tools": [{"description": "half \ud83d emoji"}]})
     response = await open_stream(spec, signal=None, max_retries=0, max_retry_delay_ms=0, provider="t", model_id="m")
-    await response.aclose()  # type: ignore[attr-defined]
+    await response.aclose()
     assert server.requests[0].json() == {"tools": [{"description": "half  emoji"}]}
 
 

@@ -8,7 +8,7 @@ from pi.ai.types import InputLimits, Model
 
 
 def bare(**kw: object) -> Model:
-    return Model(id="m", name="m", api="x", provider="p", base_url="u", **kw)  # type: ignore[arg-type]
+    return Model(id="m", name="m", api="x", provider="p", base_url="u", **kw)
 
 
 def test_defaults_without_limits() -> None:

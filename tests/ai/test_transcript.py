@@ -7,6 +7,7 @@ from pi.ai.transform_messages import transform_messages
 from pi.ai.types import (
     AssistantMessage,
     Context,
+    Message,
     Model,
     SystemMessage,
     TextContent,
@@ -65,7 +66,7 @@ def test_a_context_without_system_messages_is_returned_as_is() -> None:
 def test_a_prompt_update_between_a_call_and_its_result_keeps_the_result() -> None:
     model = Model(id="m", name="m", api="openai-completions", provider="p", base_url="u")
     call = ToolCall(id="c1", name="read")
-    messages = [
+    messages: list[Message] = [
         UserMessage(content="go"),
         AssistantMessage(api=model.api, provider="p", model="m", content=[call], stop_reason="toolUse"),
         SystemMessage(sections={"a": "x"}),

@@ -12,6 +12,7 @@ from pi.ai.types import AssistantMessage, UserMessage
 from pi.app.agent_session import AgentSession
 from pi.app.system_prompt import PREAMBLE
 from pi.session.messages import CompactionSummaryMessage
+from tests.support.content import text_of
 from tests.support.faux_session import make_faux_session, scripted_chat, words
 
 
@@ -210,7 +211,7 @@ async def test_a_prompt_during_a_retry_wait_is_queued_not_run_alongside(faux: Fa
         await session.prompt("now")
     await session.prompt("later", streaming_behavior="followUp")
     await run
-    texts = [m.content[0].text for m in session.messages if isinstance(m, AssistantMessage) and m.content]
+    texts = [text_of(m.content[0]) for m in session.messages if isinstance(m, AssistantMessage) and m.content]
     assert texts == ["first answer", "follow-up answer"]
     assert not session.is_streaming
 

@@ -76,10 +76,9 @@ def test_a_reply_that_rewrote_a_cached_prefix_is_a_miss_and_small_ones_are_not()
     assert miss is not None and miss.missed_tokens == 50_100 and not miss.model_changed
     assert cache_miss_text(miss) == "Cache miss: 50k tokens re-billed (~$0.17)"
     idle = _assistant("c", fresh=100, read=0, write=60_000, at=10 * 60_000).message_json
-    assert (
-        cache_miss_text(detect_cache_miss([first], idle, 0.3))
-        == "Cache miss after 10m idle: 50k tokens re-billed (~$0.17)"
-    )  # type: ignore[arg-type]
+    idle_miss = detect_cache_miss([first], idle, 0.3)
+    assert idle_miss is not None
+    assert cache_miss_text(idle_miss) == "Cache miss after 10m idle: 50k tokens re-billed (~$0.17)"
     switched = _assistant("d", fresh=100, read=0, write=60_000, model="other").message_json
     text = cache_miss_text(detect_cache_miss([first], switched, 0.3))  # type: ignore[arg-type]
     assert text is not None and text.startswith("Cache miss after model switch: 50k")

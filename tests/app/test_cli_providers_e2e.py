@@ -11,7 +11,7 @@ from tests.support.openai_chunks import text_reply, tool_reply
 
 
 def _message_start() -> tuple[str, Any]:
-    message = {
+    message: dict[str, Any] = {
         "id": "msg_01",
         "type": "message",
         "role": "assistant",

@@ -70,7 +70,7 @@ def _anthropic_provider(env: Env) -> None:
 
 
 def _anthropic_text(text: str, *, finished: bool) -> ScriptedResponse:
-    message = {
+    message: dict[str, Any] = {
         "id": "msg_01",
         "type": "message",
         "role": "assistant",

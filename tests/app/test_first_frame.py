@@ -174,7 +174,8 @@ def test_stderr_and_log_warnings_are_held_until_the_app_takes_the_terminal(capsy
         sys.stderr.write("Warning: settings.json has a problem\n")
         logging.getLogger("pi.app.test").warning("a logged warning")
         assert capsys.readouterr().err == ""
-        assert frame.take_over() is terminal
+        taken: object = frame.take_over()
+        assert taken is terminal
         assert "\x1b[?1049l" in terminal.out[-1]  # back on the normal screen
         assert capsys.readouterr().err == "Warning: settings.json has a problem\na logged warning\n"
         sys.stderr.write("after\n")

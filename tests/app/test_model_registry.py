@@ -118,7 +118,12 @@ def test_a_schema_error_ignores_the_whole_file(tmp_path: Path) -> None:
 
 
 def test_unknown_keys_are_accepted(tmp_path: Path) -> None:
-    provider = {"baseUrl": "http://ok", "api": "openai-completions", "apiKey": "k", "futureField": {"a": 1}}
+    provider: dict[str, object] = {
+        "baseUrl": "http://ok",
+        "api": "openai-completions",
+        "apiKey": "k",
+        "futureField": {"a": 1},
+    }
     provider["models"] = [{"id": "m", "thinkingLevelMap": {"high": "max"}}]
     schema = "https://pi.dev/schemas/models.schema.json"
     registry = _registry(tmp_path, {"$schema": schema, "providers": {"p": provider}})

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import pi.app.model_registry as registry_module
-from pi.ai.models import catalog_models, get_providers
+from pi.ai.models import catalog_models, catalog_provider_models, get_providers
+from pi.ai.types import Model
 from pi.app.auth import AuthStorage
 from pi.app.model_registry import ModelRegistry
 from pi.app.model_resolver import resolve_cli_model, resolve_registry_model
@@ -30,11 +31,11 @@ MODELS_JSON = {
 def built(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The catalog providers the registry builds, in order."""
     calls: list[str] = []
-    original = registry_module.catalog_provider_models
+    original = catalog_provider_models
 
-    def recording(provider: str) -> list[object]:
+    def recording(provider: str) -> list[Model]:
         calls.append(provider)
-        return original(provider)  # type: ignore[return-value]
+        return original(provider)
 
     monkeypatch.setattr(registry_module, "catalog_provider_models", recording)
     for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY", "XAI_API_KEY"):

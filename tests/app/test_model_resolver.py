@@ -9,7 +9,11 @@ from pi.app.model_resolver import ModelResolutionError, clamp_thinking_level, de
 
 
 def _m(
-    provider: str, model_id: str, name: str | None = None, reasoning: bool = True, levels: dict | None = None
+    provider: str,
+    model_id: str,
+    name: str | None = None,
+    reasoning: bool = True,
+    levels: dict[str, str | None] | None = None,
 ) -> Model:
     return Model(
         id=model_id,

@@ -133,13 +133,13 @@ def test_compact_returns_the_result_and_the_next_request_starts_from_it(pi_env: 
     # context still count, and so does the summary request's own usage.
     stats = rpc.data("get_session_stats")
     assert (stats["userMessages"], stats["assistantMessages"]) == (3, 3)
-    stored = lines_of(path)[1:]
-    usages = [e["message"]["usage"] for e in stored if e["type"] == "message" and e["message"]["role"] == "assistant"]
-    usages += [e["usage"] for e in stored if e["type"] == "compaction" and e.get("usage")]
+    written = lines_of(path)[1:]
+    usages = [e["message"]["usage"] for e in written if e["type"] == "message" and e["message"]["role"] == "assistant"]
+    usages += [e["usage"] for e in written if e["type"] == "compaction" and e.get("usage")]
     assert len(usages) == 4
     assert stats["tokens"]["output"] == sum(u["output"] for u in usages)
     assert stats["tokens"]["input"] == sum(u["input"] for u in usages)
-    assert stats["totalMessages"] == sum(1 for e in stored if e["type"] == "message")
+    assert stats["totalMessages"] == sum(1 for e in written if e["type"] == "message")
 
 
 def test_session_name_stats_and_html_export(pi_env: PiEnv, rpc: RpcClient) -> None:

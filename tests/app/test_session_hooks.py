@@ -30,6 +30,7 @@ from pi.app.settings import SettingsManager
 from pi.session.compaction import CompactionCancelledError
 from pi.session.manager import SessionManager
 from tests.agent.helpers import ToolLog, echo_tool
+from tests.support.content import as_tool_result, as_user, text_of
 from tests.support.faux_session import words
 from tests.support.http_server import ScriptedServer
 from tests.support.openai_chunks import text_reply
@@ -93,10 +94,11 @@ async def test_tool_call_and_tool_result_chains(faux: FauxProvider, tmp_path: Pa
     session = _session(faux, tmp_path, hooks, [echo_tool(log)])
     await session.prompt("go")
     assert [params.text for _, params in log.calls] == ["edited"]  # only c1 ran, with the edited input
-    results = {m.tool_call_id: m for m in session.messages if m.role == "toolResult"}
-    assert results["c1"].content[0].text == "patched:edited" and results["c1"].details == {"seen": True}
-    assert results["c2"].is_error and results["c2"].content[0].text == "first says no"  # first block wins
-    assert results["c3"].is_error and results["c3"].content[0].text == "gate crashed"  # fails closed
+    tool_results = [as_tool_result(m) for m in session.messages if m.role == "toolResult"]
+    results = {m.tool_call_id: m for m in tool_results}
+    assert text_of(results["c1"].content[0]) == "patched:edited" and results["c1"].details == {"seen": True}
+    assert results["c2"].is_error and text_of(results["c2"].content[0]) == "first says no"  # first block wins
+    assert results["c3"].is_error and text_of(results["c3"].content[0]) == "gate crashed"  # fails closed
     assert order[:2] == ["first:c1:a", "second:c1:edited"]
     assert "second:c2:b" not in order
     assert order.index("patch1:edited") < order.index("patch2:patched:edited")
@@ -115,7 +117,7 @@ async def test_input_and_context_chains(faux: FauxProvider, tmp_path: Path) -> N
         return [*event.messages, UserMessage(content="note one")]
 
     def add_second(event: ContextHookEvent) -> None:
-        assert event.messages[-1].content == "note one"  # sees the first handler's list
+        assert as_user(event.messages[-1]).content == "note one"  # sees the first handler's list
         event.messages.append(UserMessage(content="note two"))
 
     hooks = SessionHooks(input=[shout, ask], context=[add_note, add_second])

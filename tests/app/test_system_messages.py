@@ -39,7 +39,8 @@ def _session(faux: FauxProvider, tmp_path: Path, manager: SessionManager | None 
 
 
 def _systems(session: AgentSession) -> list[SystemMessage]:
-    return [e.message for e in session.session.get_entries() if isinstance(getattr(e, "message", None), SystemMessage)]
+    messages = (getattr(e, "message", None) for e in session.session.get_entries())
+    return [m for m in messages if isinstance(m, SystemMessage)]
 
 
 async def test_a_tool_change_is_stored_as_a_patch_and_sent_as_the_whole_new_prompt(
@@ -62,7 +63,8 @@ async def test_a_tool_change_is_stored_as_a_patch_and_sent_as_the_whole_new_prom
     assert patch.tools_removed == [{"name": "write"}]
     assert patch.tools_added is not None and [t["name"] for t in patch.tools_added] == ["grep"]
     assert patch.sections is not None and "tools" in patch.sections and "cwd" not in patch.sections
-    assert "- grep:" in faux.contexts[1].system_prompt
+    sent_prompt = faux.contexts[1].system_prompt
+    assert sent_prompt is not None and "- grep:" in sent_prompt
     assert "- grep:" in session.agent.state.system_prompt
     assert [m.role for m in faux.contexts[1].messages] == ["user", "assistant", "user"]
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.e2e.conftest import Installed
 from tests.e2e.mcp_support import MODEL, fixture_entry, tool_names, write_mcp
-from tests.support.http_server import RecordedRequest
+from tests.support.http_server import RecordedRequest, ScriptedResponse
 from tests.support.openai_chunks import text_reply, tool_reply
 
 WALL_TIME = re.compile(r"^Wall time \d+\.\d seconds$", re.MULTILINE)
@@ -26,7 +26,7 @@ def result_text(request: RecordedRequest) -> str:
     return WALL_TIME.sub("Wall time N seconds", text)
 
 
-def codemode_call(code: str) -> bytes:
+def codemode_call(code: str) -> ScriptedResponse:
     return tool_reply([("codemode", {"code": code})])
 
 

@@ -20,7 +20,7 @@ from tests.support.openai_chunks import text_reply
 
 
 def anthropic_reply(text: str) -> ScriptedResponse:
-    message = {
+    message: dict[str, Any] = {
         "id": "msg_1",
         "type": "message",
         "role": "assistant",

@@ -132,7 +132,13 @@ def test_a_message_text_is_found_in_the_file_or_its_line_is_read_whole(
 
 def test_lines_of_another_shape_keep_their_order_and_extra_fields(tmp_path: Path) -> None:
     message = {"role": "user", "content": "x", "timestamp": 1}
-    reordered = {"id": "a", "type": "message", "parentId": None, "timestamp": "t", "message": message}
+    reordered: dict[str, object] = {
+        "id": "a",
+        "type": "message",
+        "parentId": None,
+        "timestamp": "t",
+        "message": message,
+    }
     extra = {**_line("b", "a", {"role": "user", "content": "y", "timestamp": 2}), "note": "kept"}
     manager = SessionManager.open(
         _write(tmp_path / "s.jsonl", [_compact(HEADER), _compact(reordered), _compact(extra)])
@@ -172,7 +178,7 @@ def test_a_resumed_session_appends_without_touching_what_it_has_not_read(tmp_pat
 
 
 def test_a_message_line_whose_message_is_not_an_object_is_kept_as_an_unknown_entry(tmp_path: Path) -> None:
-    odd = {"type": "message", "id": "a", "parentId": None, "timestamp": "t", "message": "just text"}
+    odd: dict[str, object] = {"type": "message", "id": "a", "parentId": None, "timestamp": "t", "message": "just text"}
     manager = SessionManager.open(_write(tmp_path / "s.jsonl", [_compact(HEADER), _compact(odd)]))
     [entry] = manager.get_entries()
     assert not isinstance(entry, MessageEntry)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from pi.session.storage import append_lines, encode_cwd, session_file_name
 from tests.session.builders import assistant, user
 
 
-def _lines(path: Path) -> list[dict[str, object]]:
+def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
@@ -39,7 +40,7 @@ def test_setup_entries_wait_in_memory_until_the_first_user_message(tmp_path: Pat
     file = manager.get_session_file()
     assert file is not None and not file.exists()
     manager.append_message(user("hi"))
-    assert [(line["type"], line.get("message", {}).get("role")) for line in _lines(file)] == [  # type: ignore[union-attr]
+    assert [(line["type"], line.get("message", {}).get("role")) for line in _lines(file)] == [
         ("session", None),
         ("session_info", None),
         ("model_change", None),
@@ -129,7 +130,7 @@ def test_every_entry_type_round_trips_in_pis_json(tmp_path: Path) -> None:
     assert entries[10]["name"] == "My session"
     assert entries[11]["parentId"] == first and entries[11]["fromId"] == entries[10]["id"]
     assert entries[11]["id"] == summary_id
-    assert entries[2]["message"]["role"] == "bashExecution"  # type: ignore[index]
+    assert entries[2]["message"]["role"] == "bashExecution"
 
     reopened = SessionManager.open(file)
     assert [e.to_dict() for e in reopened.get_entries()] == entries

@@ -203,6 +203,10 @@ def test_the_file_on_disk_is_unchanged_when_refused(block: list[tuple[int, str]]
         params = EditParams.model_validate(
             {"path": "f.txt", "edits": [{"oldText": "\n".join(render(block, unit, base + 1)), "newText": "Z"}]}
         )
+
+        async def edit() -> None:
+            await tool.execute("c", params, None, None)
+
         with pytest.raises(EditError):
-            asyncio.run(tool.execute("c", params, None, None))
+            asyncio.run(edit())
         assert target.read_text() == content

@@ -15,7 +15,7 @@ from pydantic import TypeAdapter
 
 from pi.agent.tool import AgentTool, AgentToolResult
 from pi.ai.abort import AbortController
-from pi.ai.types import ImageContent, TextContent
+from pi.ai.types import ImageContent, ImageResize, TextContent
 from pi.tools import images
 from pi.tools.fs_errors import FileToolError
 from pi.tools.images import (
@@ -153,7 +153,9 @@ class Recorder:
         self.result = result
         self.calls: list[tuple[str, bool]] = []
 
-    async def __call__(self, data: bytes, mime_type: str, *, auto_resize: bool) -> ProcessedImage:
+    async def __call__(
+        self, data: bytes, mime_type: str, *, auto_resize: bool, profile: ImageResize | None = None
+    ) -> ProcessedImage:
         self.calls.append((mime_type, auto_resize))
         return self.result
 

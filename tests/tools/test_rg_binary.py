@@ -20,7 +20,7 @@ def _fake_rg(directory: Path) -> str:
 
 
 def _locate() -> str | None:
-    return locate_rg.__wrapped__()  # type: ignore[attr-defined, no-any-return]
+    return locate_rg.__wrapped__()
 
 
 def test_the_rg_beside_the_interpreter_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

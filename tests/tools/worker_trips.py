@@ -7,8 +7,6 @@ from collections.abc import Callable
 
 import pytest
 
-from pi.tools import read as read_module
-
 
 def count_worker_trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record each call the read tool's local operations hand to a worker thread."""
@@ -19,5 +17,5 @@ def count_worker_trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         trips.append(getattr(func, "__name__", repr(func)))
         return await original(func, *args, **kwargs)
 
-    monkeypatch.setattr(read_module.asyncio, "to_thread", counting)
+    monkeypatch.setattr(asyncio, "to_thread", counting)  # the module pi.tools.read calls it through
     return trips

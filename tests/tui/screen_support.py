@@ -14,7 +14,7 @@ from pi.tui.tui import TUI
 
 def cells(screen: Any) -> list[list[tuple[object, ...]]]:
     """Every cell of a pyte screen as (data, fg, bg, bold, italics, underscore, reverse)."""
-    out = []
+    out: list[list[tuple[object, ...]]] = []
     for y in range(screen.lines):
         row = screen.buffer[y]
         out.append(

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi.tui.component import CURSOR_MARKER, Container, Text
+from pi.tui.fake_terminal import FakeTerminal
 from pi.tui.render_fullscreen import compose_dock
 from pi.tui.scroll_view import JUMP_PILL_TEXT
 from pi.tui.text_width import visible_width
@@ -27,7 +28,9 @@ def _fill(doc: Container, count: int) -> None:
         doc.add(Text(f"line {i}"))
 
 
-def _started(count: int = 30, columns: int = 40, rows: int = 12, **kwargs: object) -> tuple[TUI, object, Container]:
+def _started(
+    count: int = 30, columns: int = 40, rows: int = 12, **kwargs: object
+) -> tuple[TUI, FakeTerminal, Container]:
     tui, term, doc, dock = make_tui(columns, rows, mode="fullscreen", **kwargs)
     _fill(doc, count)
     dock.add(Text("── rule ──"))
@@ -48,14 +51,14 @@ def test_enters_alt_screen_without_autowrap_and_with_mouse() -> None:
 
 def test_follows_the_end_with_dock_fixed_at_the_bottom() -> None:
     tui, term, doc = _started()
-    rows = term.display()  # type: ignore[attr-defined]
+    rows = term.display()
     assert rows[-3:] == ["── rule ──", "editor", "footer"]
     assert rows[-4].startswith("line 29")
     assert rows[0].startswith("line 21")
     doc.add(Text("line 30"))
     tui.render_now()
-    assert term.display()[-4].startswith("line 30")  # type: ignore[attr-defined]
-    assert_screen_matches_full_render(tui, term)  # type: ignore[arg-type]
+    assert term.display()[-4].startswith("line 30")
+    assert_screen_matches_full_render(tui, term)
 
 
 def test_page_up_scrolls_by_viewport_minus_four_and_shows_the_pill() -> None:
@@ -64,20 +67,20 @@ def test_page_up_scrolls_by_viewport_minus_four_and_shows_the_pill() -> None:
     tui.render_now()
     assert tui.scroll.offset == 21 - (9 - 4)
     assert not tui.scroll.following
-    rows = term.display()  # type: ignore[attr-defined]
+    rows = term.display()
     assert rows[0].startswith("line 16")
     assert JUMP_PILL_TEXT.strip() in rows[8]
     pill_col = rows[8].index("↓")
     assert pill_col == (39 - visible_width(JUMP_PILL_TEXT)) // 2 + 1
-    assert_screen_matches_full_render(tui, term)  # type: ignore[arg-type]
+    assert_screen_matches_full_render(tui, term)
     doc.add(Text("new output"))  # not following: the view stays
     tui.render_now()
-    assert term.display()[0].startswith("line 16")  # type: ignore[attr-defined]
+    assert term.display()[0].startswith("line 16")
     tui.handle_input(CTRL_END)
     tui.render_now()
     assert tui.scroll.following
-    assert JUMP_PILL_TEXT.strip() not in "".join(term.display())  # type: ignore[attr-defined]
-    assert term.display()[-4].startswith("new output")  # type: ignore[attr-defined]
+    assert JUMP_PILL_TEXT.strip() not in "".join(term.display())
+    assert term.display()[-4].startswith("new output")
 
 
 def test_page_down_back_to_the_end_follows_again() -> None:
@@ -91,8 +94,8 @@ def test_ctrl_home_goes_to_top() -> None:
     tui, term, _ = _started()
     tui.handle_input(CTRL_HOME)
     tui.render_now()
-    assert term.display()[0].startswith("line 0")  # type: ignore[attr-defined]
-    assert_screen_matches_full_render(tui, term)  # type: ignore[arg-type]
+    assert term.display()[0].startswith("line 0")
+    assert_screen_matches_full_render(tui, term)
 
 
 def test_wheel_scrolls_and_pill_click_jumps_back() -> None:
@@ -100,7 +103,7 @@ def test_wheel_scrolls_and_pill_click_jumps_back() -> None:
     tui.handle_input(WHEEL_UP)
     tui.render_now()
     assert tui.scroll.offset == 20
-    rows = term.display()  # type: ignore[attr-defined]
+    rows = term.display()
     col = rows[8].index("Jump")
     tui.handle_input(f"\x1b[<0;{col + 1};9M")
     assert tui.scroll.following
@@ -121,30 +124,32 @@ def test_wheel_lines_setting_and_alt_multiplier() -> None:
 def test_scrollbar_in_the_last_column() -> None:
     theme = builtin_theme("dark")
     tui, term, _ = _started(theme=theme)
-    rows = term.display()  # type: ignore[attr-defined]
+    rows = term.display()
     bar = [row[-1] for row in rows[:9]]
     assert set(bar) <= {"│", "┃"} and "┃" in bar and bar[-1] == "┃"
-    cell = term.cell(8, 39)  # type: ignore[attr-defined]
-    assert cell.data == "┃" and cell.fg == "{:02x}{:02x}{:02x}".format(*theme.rgb("scrollbarThumb"))  # type: ignore[str-format]
-    assert term.cell(0, 39).fg == "{:02x}{:02x}{:02x}".format(*theme.rgb("scrollbarTrack"))  # type: ignore[attr-defined,str-format]
-    assert_screen_matches_full_render(tui, term)  # type: ignore[arg-type]
+    cell = term.cell(8, 39)
+    thumb, track = theme.rgb("scrollbarThumb"), theme.rgb("scrollbarTrack")
+    assert thumb is not None and track is not None
+    assert cell.data == "┃" and cell.fg == "{:02x}{:02x}{:02x}".format(*thumb)
+    assert term.cell(0, 39).fg == "{:02x}{:02x}{:02x}".format(*track)
+    assert_screen_matches_full_render(tui, term)
 
 
 def test_scrollbar_auto_only_when_overflowing_and_hidden_mode() -> None:
     _, term, _ = _started(count=3)
-    assert all("│" not in row and "┃" not in row for row in term.display())  # type: ignore[attr-defined]
+    assert all("│" not in row and "┃" not in row for row in term.display())
     _, term, _ = _started(count=3, scrollbar="always")
-    assert term.display()[0].endswith("┃")  # type: ignore[attr-defined]
+    assert term.display()[0].endswith("┃")
     _, term, _ = _started(count=50, scrollbar="hidden")
-    assert all("│" not in row and "┃" not in row for row in term.display())  # type: ignore[attr-defined]
+    assert all("│" not in row and "┃" not in row for row in term.display())
 
 
 def test_only_changed_rows_are_rewritten() -> None:
     tui, term, _doc = _started()
-    term.clear_output()  # type: ignore[attr-defined]
+    term.clear_output()
     tui.dock.children[1] = Text("editor typed")
     tui.render_now()
-    out = term.output  # type: ignore[attr-defined]
+    out = term.output
     assert "\x1b[11;1H\x1b[2Keditor typed" in out
     assert "line 2" not in out
     assert "\x1b[2J" not in out
@@ -154,12 +159,12 @@ def test_resize_relayouts_everything() -> None:
     tui, term, doc = _started(columns=40, rows=12)
     doc.add(Text("a long paragraph that will need to wrap when the terminal gets narrow"))
     tui.render_now()
-    term.resize(20, 8)  # type: ignore[attr-defined]
+    term.resize(20, 8)
     tui.render_now()
-    rows = term.display()  # type: ignore[attr-defined]
+    rows = term.display()
     assert len(rows) == 8 and rows[-1] == "footer"
     assert all(visible_width(r) <= 20 for r in rows)
-    assert_screen_matches_full_render(tui, term)  # type: ignore[arg-type]
+    assert_screen_matches_full_render(tui, term)
 
 
 def test_dock_shrinks_but_keeps_editor_rows() -> None:
@@ -192,15 +197,15 @@ def test_overlay_drawn_over_the_screen_and_focus_returns() -> None:
     dialog = Dialog()
     overlay = tui.show_overlay(dialog, anchor="center", width=10)
     tui.render_now()
-    rows = term.display()  # type: ignore[attr-defined]
+    rows = term.display()
     assert "┌────────┐" in rows[4] and "│   hi   │" in rows[5]
     assert rows[5].startswith("line")
-    assert_screen_matches_full_render(tui, term)  # type: ignore[arg-type]
+    assert_screen_matches_full_render(tui, term)
     tui.handle_input(PAGE_UP)  # an overlay gets the keys, no scrolling
     assert dialog.keys == [PAGE_UP] and tui.scroll.following
     tui.close_overlay(overlay)
     tui.render_now()
-    assert "hi" not in "".join(term.display())  # type: ignore[attr-defined]
+    assert "hi" not in "".join(term.display())
     assert tui.focused is None
 
 
@@ -208,7 +213,7 @@ def test_top_right_overlay() -> None:
     tui, term, _ = _started()
     tui.show_overlay(Text("Copied!"), anchor="top-right", width=7, focus=False)
     tui.render_now()
-    row = term.display()[0]  # type: ignore[attr-defined]
+    row = term.display()[0]
     assert row.startswith("line 21") and row[32:] == "Copied!│"
 
 
@@ -299,7 +304,7 @@ def test_scrollbar_thumb_can_be_dragged() -> None:
     tui.handle_input("\x1b[<32;40;9M")  # motion without the button does nothing
     assert tui.scroll.offset == middle
     tui.render_now()
-    assert_screen_matches_full_render(tui, term)  # type: ignore[arg-type]
+    assert_screen_matches_full_render(tui, term)
 
 
 def test_too_wide_transcript_line_stops_even_under_the_scrollbar(tmp_path: Path) -> None:
@@ -316,4 +321,4 @@ def test_too_wide_transcript_line_stops_even_under_the_scrollbar(tmp_path: Path)
     with pytest.raises(TUIStopped, match=r"Rendered line 40 exceeds terminal width \(40 > 39\)\."):
         tui.render_now()
     assert log.exists()
-    assert not term.in_alt  # type: ignore[attr-defined]
+    assert not term.in_alt

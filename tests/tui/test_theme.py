@@ -45,7 +45,7 @@ def test_okhsl_round_trip_and_extremes() -> None:
 
 def test_builtin_themes_define_every_token() -> None:
     for name in ("dark", "light"):
-        theme = builtin_theme(name)  # type: ignore[arg-type]
+        theme = builtin_theme(name)
         assert theme.appearance == name
         assert all(isinstance(theme.colors[t], tuple) for t in TOKENS)
     assert len(TOKENS) == 56

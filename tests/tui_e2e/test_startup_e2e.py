@@ -77,9 +77,9 @@ def test_check_05_regular_mode_and_model_scope(make_pi: Any) -> None:
     assert "PI-START" not in text
     lines = text.split("\n")
     scope_row = next(i for i, line in enumerate(lines) if "Model scope: fake-model, fake-claude" in line)
-    logo = next((i for i, line in enumerate(lines) if "▀▀█" in line), None)
-    assert logo is not None, text
-    assert scope_row > logo
+    logo_row = next((i for i, line in enumerate(lines) if "▀▀█" in line), None)
+    assert logo_row is not None, text
+    assert scope_row > logo_row
 
 
 def test_check_06_quiet_startup(make_pi: Any) -> None:
@@ -241,7 +241,11 @@ def test_enter_before_startup_finished(make_pi: Any, server: Any) -> None:
             break
         frames = pi.written_after_exit().count("\x1b[?2026h")
         pi.keys("Enter")
-        pi.wait_for(lambda _s, seen=frames: server.requests or pi.written_after_exit().count("\x1b[?2026h") > seen)
+
+        def answered_or_redrawn(_s: str, seen: int = frames) -> bool:
+            return bool(server.requests) or pi.written_after_exit().count("\x1b[?2026h") > seen
+
+        pi.wait_for(answered_or_redrawn)
     pi.wait_for("Started and answered.")
     assert len(server.requests) == 1
     assert "early words" in json.dumps(server.requests[0].json()["messages"])

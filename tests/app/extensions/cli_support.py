@@ -47,7 +47,7 @@ class Rpc:
             line = self.proc.stdout.readline()
             if not line:
                 raise AssertionError(f"pi exited: {self.proc.stderr.read() if self.proc.stderr else ''}")
-            obj = json.loads(line)
+            obj: dict[str, Any] = json.loads(line)
             self.seen.append(obj)
             if predicate(obj):
                 return obj

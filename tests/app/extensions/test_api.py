@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,7 @@ class Actions:
     def get_commands(self) -> list[CommandInfo]:
         return [CommandInfo("review", "extension")]
 
-    async def set_model(self, model: Any) -> bool:
+    async def set_model(self, model: object) -> bool:
         return model == "ok"
 
     def get_thinking_level(self) -> str:
@@ -164,7 +165,9 @@ async def test_tool_schema_must_be_an_object_and_pydantic_models_work(tmp_path: 
     )
     _, tool = loaded.loader.registry.tools()["m"]
     assert tool.parameter_model() is Params
-    assert tool.parameter_schema()["required"] == ["path"]
+    schema = tool.parameter_schema()
+    assert schema is not None
+    assert schema["required"] == ["path"]
     assert (tool.prompt_snippet, tool.prompt_guidelines, tool.execution_mode) == (
         "one line",
         ["Use m for x"],
@@ -191,7 +194,7 @@ async def test_exposure_and_set_active_tools(tmp_path: Path) -> None:
     assert registry.default_active_tools() == ["x", "mo"]
     assert registry.activatable(["unknown", "h", "d", "read", "x", "x"], known=["read"]) == ["d", "read", "x"]
     actions = Actions()
-    await loaded.loader.runtime.bind_core(actions)  # type: ignore[arg-type]
+    await loaded.loader.runtime.bind_core(actions)
     api_of(loaded).set_active_tools(["unknown", "hidden_tool"])
     assert actions.active == []
     api_of(loaded).set_active_tools(["bash", "later", "nope"])
@@ -319,7 +322,7 @@ async def test_actions_delegate_once_bound(tmp_path: Path) -> None:
     loaded = await load_files(tool_ext(tmp_path, "a.py"))
     pi = api_of(loaded)
     actions = Actions()
-    await loaded.loader.runtime.bind_core(actions)  # type: ignore[arg-type]
+    await loaded.loader.runtime.bind_core(actions)
     pi.send_message({"customType": "m", "content": "c", "display": False}, trigger_turn=True, deliver_as="followUp")
     pi.append_entry("s", {"n": 1})
     pi.set_session_name("named")
@@ -352,7 +355,7 @@ async def test_actions_delegate_once_bound(tmp_path: Path) -> None:
 async def test_send_user_message_failure_is_a_runtime_error(tmp_path: Path) -> None:
     """AC 17 at this layer: the failure is reported with extensionPath <runtime>."""
     loaded = await load_files(tool_ext(tmp_path, "a.py"))
-    await loaded.loader.runtime.bind_core(Actions())  # type: ignore[arg-type]
+    await loaded.loader.runtime.bind_core(Actions())
     api_of(loaded).send_user_message("hi")
     await loaded.loader.runtime.drain()
     assert [(e.extension_path, e.event) for e in loaded.errors] == [("<runtime>", "send_user_message")]
@@ -411,7 +414,12 @@ async def test_stale_runtime_rejects_every_use(tmp_path: Path) -> None:
     loaded = await load_files(tool_ext(tmp_path, "a.py"))
     pi = api_of(loaded)
     loaded.loader.runtime.invalidate()
-    for call in (lambda: pi.register_command("x", print), lambda: pi.get_flag("x"), lambda: pi.events):
+    calls: tuple[Callable[[], object], ...] = (
+        lambda: pi.register_command("x", print),
+        lambda: pi.get_flag("x"),
+        lambda: pi.events,
+    )
+    for call in calls:
         with pytest.raises(Exception) as stale:
             call()
         assert str(stale.value) == STALE_CONTEXT
@@ -475,7 +483,7 @@ async def test_tools_registered_after_bind_refresh_the_session(tmp_path: Path) -
         {"name": "early", "description": "", "parameters": {"type": "object"}, "execute": print}
     )
     assert refreshed == [], "before binding the session reads the tools when it starts"
-    await loaded.loader.runtime.bind_core(Actions())  # type: ignore[arg-type]
+    await loaded.loader.runtime.bind_core(Actions())
     api_of(loaded).register_tool(
         {"name": "late", "description": "", "parameters": {"type": "object"}, "execute": print}
     )

@@ -85,7 +85,7 @@ def runtime() -> ExtensionRuntime:
 async def test_print_mode_context_and_no_op_ui() -> None:
     """AC 15 at this layer."""
     host = Host("print")
-    ctx = ExtensionContext(host, runtime())  # type: ignore[arg-type]
+    ctx = ExtensionContext(host, runtime())
     assert (ctx.has_ui, ctx.mode, ctx.cwd, ctx.get_system_prompt()) == (False, "print", "/work", "prompt")
     assert await ctx.ui.confirm("t", "m") is False
     assert await ctx.ui.select("t", ["a"]) is None
@@ -96,13 +96,13 @@ async def test_print_mode_context_and_no_op_ui() -> None:
     assert ctx.ui.theme is not None
     ctx.shutdown()
     assert host.shutdowns == 1  # the host decides it is a no-op in print mode
-    assert ExtensionContext(Host("rpc"), runtime()).has_ui is True  # type: ignore[arg-type]
+    assert ExtensionContext(Host("rpc"), runtime()).has_ui is True
 
 
 async def test_stale_context_raises_everywhere() -> None:
     rt = runtime()
     ctx = ExtensionCommandContext(Host(), rt, commands=None)  # type: ignore[arg-type]
-    tool_ctx = ExtensionToolContext(Host(), rt)  # type: ignore[arg-type]
+    tool_ctx = ExtensionToolContext(Host(), rt)
     assert (await tool_ctx.execute_tool("read", {}))["content"][0]["text"] == (
         "Nested tool calls are not available in this context"
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from pi.app.extensions.discovery import DiscoveryOptions, discover_extensions
 from pi.app.extensions.events import SessionStartEvent
 
@@ -160,7 +162,7 @@ def test_project_pattern_overrides_user_pattern_for_builtins(home: dict[str, Pat
     assert [s.path for s in discover_extensions(options).enabled()] == ["builtin:mcp"]
 
 
-def test_absolute_and_home_relative_settings_entries(home: dict[str, Path], monkeypatch) -> None:
+def test_absolute_and_home_relative_settings_entries(home: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(home["root"]))
     ext(home["root"] / "tilde.py", "t")
     absolute = ext(home["root"] / "elsewhere" / "abs.py", "a")
@@ -174,7 +176,9 @@ def test_absolute_and_home_relative_settings_entries(home: dict[str, Path], monk
     assert [Path(s.path).name for s in discover_extensions(options).enabled()] == ["tilde.py", "abs.py"]
 
 
-async def test_entry_point_extensions_load_after_user_ones(home: dict[str, Path], monkeypatch) -> None:
+async def test_entry_point_extensions_load_after_user_ones(
+    home: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     site = home["root"] / "site"
     write(site / "pi_demo_ext_mod.py", RECORDING.format(name="entry"))
     write(site / "pi_demo-1.0.dist-info" / "METADATA", "Metadata-Version: 2.1\nName: pi-demo\nVersion: 1.0\n")

@@ -71,7 +71,9 @@ async def test_tool_result_patch_through_the_chain(tmp_path: Path) -> None:
     after = await hook_chains.after_tool_call(
         AfterToolCallContext(message, tool_call, None, result, False, AgentContext()), None
     )
-    assert after is not None and after.content == [{"type": "text", "text": "x"}]
+    assert after is not None
+    content: object = after.content  # the handler's blocks, passed on as it returned them
+    assert content == [{"type": "text", "text": "x"}]
 
 
 async def test_input_context_payload_and_compaction(tmp_path: Path) -> None:
@@ -85,7 +87,9 @@ async def test_input_context_payload_and_compaction(tmp_path: Path) -> None:
     )
     outcome = await hook_chains.input("hello", None, "rpc", None)
     assert (outcome.handled, outcome.text) == (False, "HELLO")
-    assert await hook_chains.transform_context(["a", "b"], None) == ["b"]  # type: ignore[list-item]
+    stand_ins: list[Any] = ["a", "b"]  # strings for messages: the chain hands back what the handler returns
+    kept: list[Any] = await hook_chains.transform_context(stand_ins, None)
+    assert kept == ["b"]
     assert await hook_chains.on_payload({"m": 1}, None) == {"m": 1, "x": 1}  # type: ignore[arg-type]
     compact = await hook_chains.before_compact(
         BeforeCompactHookEvent(

@@ -8,11 +8,13 @@ from typing import Any
 from pi.ai.faux import FauxProvider, faux_assistant_message, faux_tool_call
 from pi.app.agent_session import AgentSession
 from pi.app.auth import AuthStorage
+from pi.app.extensions.api import ExtensionAPI
 from pi.app.model_registry import ModelRegistry
 from pi.app.resources import Resources
 from pi.app.sdk import CreateSessionOptions, create_agent_session
 from pi.app.settings import SettingsManager
 from pi.session.manager import SessionManager
+from tests.support.content import as_tool_result, text_of
 
 
 def make_session(faux: FauxProvider, tmp_path: Path, factories: list[Any], **options: Any) -> AgentSession:
@@ -39,7 +41,7 @@ def make_session(faux: FauxProvider, tmp_path: Path, factories: list[Any], **opt
 async def test_inline_factory_tool_runs_and_events_reach_handlers(faux: FauxProvider, tmp_path: Path) -> None:
     seen: list[str] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         async def execute(call_id: str, params: dict[str, Any], signal: Any, on_update: Any, ctx: Any) -> Any:
             return {"content": [{"type": "text", "text": f"hello {params['name']} from {ctx.mode}"}], "details": None}
 
@@ -63,11 +65,13 @@ async def test_inline_factory_tool_runs_and_events_reach_handlers(faux: FauxProv
         [faux_assistant_message([faux_tool_call("hello", {"name": "Ada"})]), faux_assistant_message("done")]
     )
     await session.prompt("greet")
-    tool_results = [m for m in session.messages if getattr(m, "role", None) == "toolResult"]
-    assert tool_results[0].content[0].text == "hello Ada from print"
+    tool_results = [as_tool_result(m) for m in session.messages if getattr(m, "role", None) == "toolResult"]
+    assert text_of(tool_results[0].content[0]) == "hello Ada from print"
     assert seen[0] == "session_start"
     assert seen.count("turn_end") == 2 and seen[-1] == "agent_end"
-    assert "hello" in faux.contexts[0].system_prompt or any(t.name == "hello" for t in faux.contexts[0].tools or [])
+    system_prompt = faux.contexts[0].system_prompt
+    assert system_prompt is not None
+    assert "hello" in system_prompt or any(t.name == "hello" for t in faux.contexts[0].tools or [])
 
 
 async def test_no_extensions_means_no_runner_and_no_machinery(faux: FauxProvider, tmp_path: Path) -> None:
@@ -80,7 +84,7 @@ async def test_fork_gate_and_tree_events(faux: FauxProvider, tmp_path: Path) -> 
     seen: list[Any] = []
     block = {"fork": True}
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         pi.on("session_before_fork", lambda event, ctx: {"cancel": block["fork"]})
         pi.on("session_tree", lambda event, ctx: seen.append((event.new_leaf_id, event.old_leaf_id)))
         pi.on("session_start", lambda event, ctx: seen.append(event.reason))
@@ -107,7 +111,7 @@ async def test_ui_prompt_and_mcp_change_events(faux: FauxProvider, tmp_path: Pat
     events: list[Any] = []
     sent: list[dict[str, Any]] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         pi.on("ui_prompt_start", lambda event, ctx: events.append(("start", event.kind, event.title)))
         pi.on("ui_prompt_end", lambda event, ctx: events.append(("end", event.kind)))
         pi.on("mcp_servers_change", lambda event, ctx: events.append([s["name"] for s in event.servers]))
@@ -131,7 +135,11 @@ async def test_ui_prompt_and_mcp_change_events(faux: FauxProvider, tmp_path: Pat
 async def test_json_schema_arguments_are_coerced_and_checked(faux: FauxProvider, tmp_path: Path) -> None:
     received: list[Any] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
+        def execute(call_id: str, params: Any, *rest: Any) -> Any:
+            received.append(params)
+            return {"content": "ok"}
+
         pi.register_tool(
             {
                 "name": "count",
@@ -141,7 +149,7 @@ async def test_json_schema_arguments_are_coerced_and_checked(faux: FauxProvider,
                     "properties": {"n": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}}},
                     "required": ["n"],
                 },
-                "execute": lambda call_id, params, *rest: received.append(params) or {"content": "ok"},
+                "execute": execute,
             }
         )
 
@@ -156,8 +164,8 @@ async def test_json_schema_arguments_are_coerced_and_checked(faux: FauxProvider,
     )
     await session.prompt("go")
     assert received == [{"n": 3, "tags": ["a"]}]
-    results = [m for m in session.messages if getattr(m, "role", None) == "toolResult"]
-    assert results[1].is_error and "  - n: missing" in results[1].content[0].text
+    results = [as_tool_result(m) for m in session.messages if getattr(m, "role", None) == "toolResult"]
+    assert results[1].is_error and "  - n: missing" in text_of(results[1].content[0])
 
 
 async def test_send_message_next_turn_and_trigger(faux: FauxProvider, tmp_path: Path) -> None:
@@ -180,7 +188,7 @@ async def test_nested_tool_calls_go_through_hooks(faux: FauxProvider, tmp_path: 
     seen: list[Any] = []
     outcomes: list[Any] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         async def execute(call_id: str, params: dict[str, Any], signal: Any, on_update: Any, ctx: Any) -> Any:
             outcomes.append(await ctx.execute_tool("read", {"path": "a.txt"}))
             outcomes.append(await ctx.execute_tool("read", {"path": "blocked.txt"}))

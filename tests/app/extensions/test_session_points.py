@@ -10,6 +10,7 @@ import pytest
 
 from pi.ai.faux import FauxProvider, faux_assistant_message
 from pi.app.auth import AuthStorage
+from pi.app.extensions.api import ExtensionAPI
 from pi.app.extensions.errors import INVALID_USER_BASH_RESULT
 from pi.app.model_registry import ModelRegistry
 from pi.app.resources import Resources
@@ -20,6 +21,7 @@ from pi.app.settings import SettingsManager
 from pi.session.entries import BranchSummaryEntry, CustomEntry
 from pi.session.manager import SessionManager
 from tests.app.extensions.test_session_binding import make_session
+from tests.support.content import as_tool_result
 from tests.support.http_server import ScriptedServer
 from tests.support.openai_chunks import text_reply
 
@@ -40,7 +42,7 @@ async def _two_prompts(faux: FauxProvider, session: Any) -> str:
 async def test_session_before_tree_cancels_the_move(faux: FauxProvider, tmp_path: Path) -> None:
     seen: list[Any] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         def gate(event: Any, ctx: Any) -> Any:
             seen.append(dict(event.preparation))
             return {"cancel": True}
@@ -61,7 +63,7 @@ async def test_session_before_tree_cancels_the_move(faux: FauxProvider, tmp_path
 
 
 async def test_session_before_tree_summary_replaces_the_model_summary(faux: FauxProvider, tmp_path: Path) -> None:
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         pi.on("session_before_tree", lambda e, c: {"summary": {"summary": "mine"}, "label": "back"})
 
     session = make_session(faux, tmp_path, [setup])
@@ -78,7 +80,7 @@ async def test_session_before_tree_summary_replaces_the_model_summary(faux: Faux
 async def test_user_bash_result_and_operations(faux: FauxProvider, tmp_path: Path) -> None:
     calls: list[Any] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         def route(event: Any, ctx: Any) -> Any:
             calls.append((event.command, event.exclude_from_context, event.cwd))
             if event.command == "given":
@@ -105,7 +107,7 @@ async def test_user_bash_result_and_operations(faux: FauxProvider, tmp_path: Pat
 
 
 async def test_user_bash_fails_closed(faux: FauxProvider, tmp_path: Path) -> None:
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         @pi.on("user_bash")
         def broken(event: Any, ctx: Any) -> Any:
             if event.command.startswith("touch a"):
@@ -126,7 +128,7 @@ async def test_user_bash_fails_closed(faux: FauxProvider, tmp_path: Path) -> Non
 async def test_message_end_replaces_the_stored_message(faux: FauxProvider, tmp_path: Path) -> None:
     roles: list[str] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         @pi.on("message_end")
         def rewrite(event: Any, ctx: Any) -> Any:
             roles.append(event.message.role)
@@ -144,7 +146,8 @@ async def test_message_end_replaces_the_stored_message(faux: FauxProvider, tmp_p
     faux.set_responses([faux_assistant_message("original"), faux_assistant_message("again")])
     await session.prompt("hi")
     assert session.last_assistant_text() == "edited"
-    stored = [e.message for e in session.session.get_entries() if getattr(e, "message", None) is not None]
+    messages = (getattr(e, "message", None) for e in session.session.get_entries())
+    stored = [m for m in messages if m is not None]
     assert stored[-1].content[0].text == "edited"
     assert roles.count("assistant") == 1 and roles.count("second:assistant") == 1  # once each, as a chain
     assert any("same role" in str(e.error) for e in errors)
@@ -155,7 +158,7 @@ async def test_message_end_replaces_the_stored_message(faux: FauxProvider, tmp_p
 async def test_turn_end_entries_and_settle_continuation(faux: FauxProvider, tmp_path: Path) -> None:
     settles: list[Any] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         @pi.on("turn_end")
         def mark(event: Any, ctx: Any) -> Any:
             assert event.message_entry_id is not None
@@ -183,7 +186,7 @@ async def test_turn_end_entries_and_settle_continuation(faux: FauxProvider, tmp_
 
 
 async def test_invalid_boundary_drafts_are_reported_and_not_appended(faux: FauxProvider, tmp_path: Path) -> None:
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         pi.on("turn_end", lambda e, c: {"entries": [{"type": "bogus"}]})
 
     session = make_session(faux, tmp_path, [setup])
@@ -199,7 +202,7 @@ async def test_invalid_boundary_drafts_are_reported_and_not_appended(faux: FauxP
 async def test_context_with_system_replaces_the_prompt(faux: FauxProvider, tmp_path: Path) -> None:
     seen: list[Any] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         @pi.on("context_with_system")
         def rewrite(event: Any, ctx: Any) -> Any:
             seen.append([m["role"] if isinstance(m, dict) else m.role for m in event.messages])
@@ -214,7 +217,7 @@ async def test_context_with_system_replaces_the_prompt(faux: FauxProvider, tmp_p
 
 
 async def test_dropping_the_system_message_is_reported_but_honoured(faux: FauxProvider, tmp_path: Path) -> None:
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         pi.on("context_with_system", lambda e, c: {"messages": list(e.messages[1:])})
 
     session = make_session(faux, tmp_path, [setup])
@@ -241,7 +244,7 @@ async def test_provider_headers_and_response_reach_extensions(server: ScriptedSe
     (agent_dir / "models.json").write_text(json.dumps({"providers": providers}))
     seen: list[Any] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         @pi.on("before_provider_headers")
         def headers(event: Any, ctx: Any) -> None:
             event.headers["X-Ext"] = "yes"
@@ -276,7 +279,7 @@ async def test_provider_headers_and_response_reach_extensions(server: ScriptedSe
 async def test_before_agent_start_prompt_option_edits_shape_the_runs_prompt(faux: FauxProvider, tmp_path: Path) -> None:
     runs: list[int] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         @pi.on("before_agent_start")
         def edit(event: Any, ctx: Any) -> None:
             runs.append(1)
@@ -294,6 +297,7 @@ async def test_before_agent_start_prompt_option_edits_shape_the_runs_prompt(faux
     await session.prompt("first")
     await session.prompt("second")
     edited, plain = faux.contexts[0].system_prompt, faux.contexts[1].system_prompt
+    assert edited is not None and plain is not None
     assert "- Answer in French" in edited and "- Cite files you read" in edited
     assert "grep" in plain and "grep" not in edited.split("<tools>")[1].split("</tools>")[0]
     assert "Answer in French" not in plain
@@ -305,7 +309,7 @@ async def test_nested_updates_carry_the_parent_and_reach_on_update(faux: FauxPro
     updates: list[Any] = []
     events: list[Any] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         async def inner(call_id: str, params: dict[str, Any], signal: Any, on_update: Any, ctx: Any) -> Any:
             await on_update({"content": [{"type": "text", "text": "half"}], "details": None})
             return {"content": "whole", "details": None}
@@ -327,7 +331,7 @@ async def test_nested_updates_carry_the_parent_and_reach_on_update(faux: FauxPro
     await session.drain_events()
     assert events == [("P/1", "P")] and updates[0]["content"][0]["text"] == "half"
     assert [(line["toolCallId"], line["parentToolCallId"]) for line in lines] == [("P/1", "P")]
-    result = next(m for m in session.messages if getattr(m, "role", None) == "toolResult")
+    result = as_tool_result(next(m for m in session.messages if getattr(m, "role", None) == "toolResult"))
     assert [(c.id, c.status) for c in result.nested_calls.calls] == [("P/1", "ok")]
 
 

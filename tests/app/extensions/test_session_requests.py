@@ -13,6 +13,7 @@ import pytest
 
 from pi.ai.faux import FauxProvider, faux_assistant_message
 from pi.app.auth import AuthStorage
+from pi.app.extensions.api import ExtensionAPI
 from pi.app.model_registry import ModelRegistry
 from pi.app.resources import Resources
 from pi.app.sdk import CreateSessionOptions, create_agent_session
@@ -20,6 +21,7 @@ from pi.app.session_extension_virtual import STATE_ENTRY
 from pi.app.settings import SettingsManager
 from pi.session.entries import CompactionEntry, ContextEditEntry, CustomEntry
 from pi.session.manager import SessionManager
+from pi.session.messages import CustomMessage
 from tests.app.extensions.test_session_binding import make_session
 from tests.app.oauth.wire import anthropic_reply
 from tests.support.http_server import ScriptedServer
@@ -77,7 +79,7 @@ def _errors(session: Any) -> list[Any]:
 async def test_context_with_system_carries_the_tool_declarations(faux: FauxProvider, tmp_path: Path) -> None:
     seen: list[Any] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         @pi.on("context_with_system")
         def only_read(event: Any, ctx: Any) -> Any:
             leading = event.messages[0]
@@ -97,7 +99,7 @@ async def test_context_with_system_carries_the_tool_declarations(faux: FauxProvi
 
 
 async def test_a_replaced_leading_message_without_tools_sends_none(faux: FauxProvider, tmp_path: Path) -> None:
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         pi.on("context_with_system", lambda e, c: {"messages": [{"role": "system", "content": "P"}, *e.messages[1:]]})
 
     session = make_session(faux, tmp_path, [setup], tool_names=["read"])
@@ -113,7 +115,7 @@ async def test_a_replaced_leading_message_without_tools_sends_none(faux: FauxPro
 async def test_provider_stream_event_carries_the_raw_frames(server: ScriptedServer, tmp_path: Path) -> None:
     frames: list[Any] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         pi.on("provider_stream_event", lambda e, c: frames.append((e.provider, e.api, e.model, e.data)))
 
     session = loop_session(server, tmp_path, [setup])
@@ -183,7 +185,7 @@ async def test_model_registry_complete_uses_an_oauth_login(server: ScriptedServe
 
 
 def router(seen: list[Any]) -> Any:
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         def route(request: Any, ctx: Any) -> Any:
             seen.append((request.reason, request.state, request.thinking_level))
             count = (request.state or {}).get("count", 0) + 1
@@ -222,7 +224,7 @@ async def test_a_virtual_model_routes_each_request(server: ScriptedServer, tmp_p
 
 
 async def test_a_failing_route_fails_the_request_with_its_reason(server: ScriptedServer, tmp_path: Path) -> None:
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         def route(request: Any, ctx: Any) -> Any:
             raise RuntimeError("no backend today")
 
@@ -238,7 +240,7 @@ async def test_a_failing_route_fails_the_request_with_its_reason(server: Scripte
 
 
 async def test_a_virtual_model_cannot_take_over_a_provider_with_models(server: ScriptedServer, tmp_path: Path) -> None:
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         pi.register_virtual_model({"provider": "loop", "id": "v", "route": lambda r, c: None})
 
     session = loop_session(server, tmp_path, [setup])
@@ -255,7 +257,7 @@ async def test_a_virtual_model_cannot_take_over_a_provider_with_models(server: S
 async def test_boundary_context_edit_and_compaction_drafts(faux: FauxProvider, tmp_path: Path) -> None:
     contexts: list[Any] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         @pi.on("turn_end")
         def hide_first_prompt(event: Any, ctx: Any) -> Any:
             if contexts:  # only in the first run
@@ -288,7 +290,7 @@ async def test_boundary_context_edit_and_compaction_drafts(faux: FauxProvider, t
 
 
 async def test_a_draft_for_an_unknown_entry_is_rejected_whole(faux: FauxProvider, tmp_path: Path) -> None:
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         drafts = [
             {"type": "custom", "customType": "note"},
             {"type": "context_edit", "targetId": "nope", "replacement": None},
@@ -310,7 +312,7 @@ async def test_a_draft_for_an_unknown_entry_is_rejected_whole(faux: FauxProvider
 async def test_an_idle_custom_message_is_announced_at_once(faux: FauxProvider, tmp_path: Path) -> None:
     captured: dict[str, Any] = {}
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         captured["pi"] = pi
         pi.on("message_end", lambda e, c: captured.setdefault("handler", e.message.role))
 
@@ -322,13 +324,15 @@ async def test_an_idle_custom_message_is_announced_at_once(faux: FauxProvider, t
     await session.shutdown_extensions()  # waits for the message's fire-and-forget delivery
     shown = [(e.type, e.message.role) for e in events if e.type in ("message_start", "message_end")]
     assert shown == [("message_start", "custom"), ("message_end", "custom")]
-    assert captured["handler"] == "custom" and session.messages[-1].custom_type == "note"
+    last = session.messages[-1]
+    assert isinstance(last, CustomMessage)
+    assert captured["handler"] == "custom" and last.custom_type == "note"
 
 
 async def test_a_retried_request_is_routed_with_the_failure(faux: FauxProvider, tmp_path: Path) -> None:
     seen: list[Any] = []
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         def route(request: Any, ctx: Any) -> Any:
             failed = request.failed["message"].error_message if request.failed else None
             seen.append((request.reason, failed))
@@ -353,7 +357,9 @@ async def test_a_retried_request_is_routed_with_the_failure(faux: FauxProvider, 
         )
     )
     await session.bind_extensions()
-    session.set_model(session.model_registry.find("router", "auto"))
+    router = session.model_registry.find("router", "auto")
+    assert router is not None
+    session.set_model(router)
     failure = faux_assistant_message(stop_reason="error", error_message="429 rate limit exceeded")
     faux.set_responses([failure, faux_assistant_message("second try")])
     await session.prompt("go")
@@ -385,7 +391,7 @@ async def test_registering_the_same_virtual_model_replaces_it_and_unregistering_
 ) -> None:
     captured: dict[str, Any] = {}
 
-    def setup(pi: Any) -> None:
+    def setup(pi: ExtensionAPI) -> None:
         captured["pi"] = pi
         pi.register_virtual_model({"provider": "router", "id": "auto", "name": "First", "route": lambda r, c: None})
 

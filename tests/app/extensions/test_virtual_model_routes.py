@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from pi.ai.types import Model
 from pi.app.agent_session import AgentSession
 from pi.app.auth import AuthStorage
 from pi.app.model_registry import ModelRegistry
@@ -89,6 +90,13 @@ def two_provider_session(
     )
 
 
+def _registered(session: AgentSession, provider: str, model_id: str) -> Model:
+    """The registry's model, which the test expects to be there."""
+    model = session.model_registry.find(provider, model_id)
+    assert model is not None, f"{provider}/{model_id} is not registered"
+    return model
+
+
 def _credentials(request: RecordedRequest) -> tuple[str, str, str | None, str | None]:
     headers = {k.lower(): v for k, v in request.headers.items()}
     return request.path.split("/")[1], headers["authorization"], headers.get("x-alpha"), headers.get("x-beta")
@@ -103,12 +111,12 @@ async def test_each_routed_request_carries_only_its_providers_key_and_headers(
 ) -> None:
     session = two_provider_session(server, tmp_path, ["alpha", "beta"])
     await session.bind_extensions()
-    virtual = session.model_registry.find("router", "auto")
+    virtual = _registered(session, "router", "auto")
     session.set_model(virtual)
     server.queue(*(text_reply(f"answer {n}") for n in range(5)))
     await session.prompt("one")  # routed to alpha
     await session.prompt("two")  # routed to beta
-    session.set_model(session.model_registry.find("beta", "beta-model"))
+    session.set_model(_registered(session, "beta", "beta-model"))
     await session.prompt("three")  # beta itself
     session.set_model(virtual)
     await session.prompt("four")  # routed to alpha again
@@ -181,7 +189,7 @@ async def test_the_last_route_follows_tree_moves_forks_and_resumes(
 
     def on_virtual() -> tuple[str, str | None] | None:
         """The last route, once the virtual model is current again (a move restores the routed one)."""
-        session.set_model(session.model_registry.find("router", "auto"))
+        session.set_model(_registered(session, "router", "auto"))
         return session.routed_model()
 
     assert on_virtual() is None
@@ -210,7 +218,7 @@ async def test_the_last_route_follows_tree_moves_forks_and_resumes(
 
     reopened = two_provider_session(server, tmp_path, ["alpha", "beta"], SessionManager.open(original, sessions))
     await reopened.bind_extensions()
-    reopened.set_model(reopened.model_registry.find("router", "auto"))
+    reopened.set_model(_registered(reopened, "router", "auto"))
     assert reopened.routed_model() == ON_BETA
 
 
@@ -219,7 +227,7 @@ async def test_a_footer_render_does_not_walk_the_branch(
 ) -> None:
     session = two_provider_session(server, tmp_path, ["beta"])
     await session.bind_extensions()
-    session.set_model(session.model_registry.find("router", "auto"))
+    session.set_model(_registered(session, "router", "auto"))
     server.queue(text_reply("routed"))
     await session.prompt("one")
     footer = Footer(session, Theme.plain(), str(tmp_path))

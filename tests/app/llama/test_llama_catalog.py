@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from pi.app.auth import AuthStorage
@@ -42,12 +45,12 @@ def test_chat_entries_use_the_openai_api_under_v1_with_llama_compat() -> None:
     model = router_model("qwen", "loaded", meta={"n_ctx": 32768, "n_ctx_train": 262144})
     config = provider_config([model], SERVER, "local", templates={"qwen": "{% if enable_thinking %}"})
     assert config["baseUrl"] == f"{SERVER}/v1" and config["api"] == "openai-completions"
-    chat = config["models"][0]  # type: ignore[index]
+    chat = config["models"][0]
     assert chat["contextWindow"] == chat["maxTokens"] == 32768
     assert chat["reasoning"] is True and chat["compat"]["thinkingFormat"] == "qwen-chat-template"
     assert chat["compat"]["maxTokensField"] == "max_tokens" and chat["compat"]["supportsStore"] is False
     assert chat["thinkingLevelMap"]["medium"] == "medium" and chat["thinkingLevelMap"]["low"] is None
-    plain = provider_config([router_model("p", "loaded")], SERVER, "local")["models"][0]  # type: ignore[index]
+    plain = provider_config([router_model("p", "loaded")], SERVER, "local")["models"][0]
     assert plain["reasoning"] is False and "thinkingFormat" not in plain["compat"]
 
 
@@ -61,9 +64,11 @@ def test_chat_entries_use_the_openai_api_under_v1_with_llama_compat() -> None:
         ({}, 128000),
     ],
 )
-def test_the_context_window_comes_from_the_running_model_then_its_arguments(extra: dict, expected: int) -> None:
+def test_the_context_window_comes_from_the_running_model_then_its_arguments(
+    extra: dict[str, Any], expected: int
+) -> None:
     model = {**router_model("m", "loaded"), **extra}
-    assert provider_config([model], SERVER, "local")["models"][0]["contextWindow"] == expected  # type: ignore[index]
+    assert provider_config([model], SERVER, "local")["models"][0]["contextWindow"] == expected
 
 
 def test_decision_models_are_classifiers_only_and_answer_at_systemone() -> None:
@@ -73,14 +78,14 @@ def test_decision_models_are_classifiers_only_and_answer_at_systemone() -> None:
     chat = router_model("qwen", "loaded", architecture={"input_modalities": ["text"], "output_modalities": ["text"]})
     config = provider_config([decision, chat], SERVER, "local")
     assert _ids(config, "chat") == ["qwen"]
-    classifiers = {m["id"]: m for m in config["models"] if m.get("type") == "classifier"}  # type: ignore[union-attr]
+    classifiers = {m["id"]: m for m in config["models"] if m.get("type") == "classifier"}
     assert classifiers["clef"]["api"] == "typesafe-system-one" and classifiers["clef"]["baseUrl"] == f"{SERVER}/v1"
     assert classifiers["clef"]["input"] == ["text", "image"]
     assert classifiers["clef"]["compat"] == {"imageInput": "images", "sendImageOptInHeader": False}
     assert classifiers["qwen"]["api"] == "llama-cpp-classify" and classifiers["qwen"]["baseUrl"] == SERVER
 
 
-def test_the_registry_takes_the_config_as_a_provider(tmp_path) -> None:
+def test_the_registry_takes_the_config_as_a_provider(tmp_path: Path) -> None:
     registry = ModelRegistry(AuthStorage(tmp_path / "auth.json"), None)
     catalog = [router_model("qwen", "loaded"), router_model("other", "unloaded")]
     registry.register_provider("llama.cpp", provider_config(catalog, SERVER, "$ecret"))
@@ -124,7 +129,9 @@ def test_the_router_is_configured_by_credential_then_environment() -> None:
     assert resolve_router(None, {}) is None
 
 
-async def test_a_router_chat_model_classifies_through_the_router(tmp_path, monkeypatch) -> None:
+async def test_a_router_chat_model_classifies_through_the_router(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import math
 
     from pi.ai.model_operations import classify

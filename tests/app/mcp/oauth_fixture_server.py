@@ -136,7 +136,7 @@ class StepUp:
         )
 
 
-@server.custom_route("/.well-known/oauth-authorization-server", methods=["GET"])
+@server.custom_route("/.well-known/oauth-authorization-server", methods=["GET"])  # type: ignore[untyped-decorator]  # mcp leaves its return type out
 async def metadata(_request: Request) -> Response:
     return JSONResponse(
         {
@@ -155,7 +155,7 @@ async def metadata(_request: Request) -> Response:
     )
 
 
-@server.custom_route("/register", methods=["POST"])
+@server.custom_route("/register", methods=["POST"])  # type: ignore[untyped-decorator]  # mcp leaves its return type out
 async def register(request: Request) -> Response:
     body = await request.json()
     client_id = f"client-{secrets.token_hex(4)}"
@@ -165,7 +165,7 @@ async def register(request: Request) -> Response:
     return JSONResponse({**body, "client_id": client_id, "client_id_issued_at": int(time.time())}, status_code=201)
 
 
-@server.custom_route("/authorize", methods=["GET"])
+@server.custom_route("/authorize", methods=["GET"])  # type: ignore[untyped-decorator]  # mcp leaves its return type out
 async def authorize(request: Request) -> Response:
     query = request.query_params
     client_id = query.get("client_id") or ""
@@ -197,7 +197,7 @@ def _issue(scope: str) -> Response:
     return JSONResponse(body)
 
 
-@server.custom_route("/token", methods=["POST"])
+@server.custom_route("/token", methods=["POST"])  # type: ignore[untyped-decorator]  # mcp leaves its return type out
 async def token(request: Request) -> Response:
     form = await request.form()
     grant = form.get("grant_type")
@@ -215,7 +215,7 @@ async def token(request: Request) -> Response:
     return JSONResponse({"error": "invalid_grant"}, status_code=400)
 
 
-@server.custom_route("/stats", methods=["GET"])
+@server.custom_route("/stats", methods=["GET"])  # type: ignore[untyped-decorator]  # mcp leaves its return type out
 async def report(_request: Request) -> Response:
     return JSONResponse(stats)
 

@@ -202,7 +202,8 @@ async def test_a_sign_in_done_elsewhere_is_noticed_and_the_server_reconnects(
         await sign_in(server, tmp_path, tmp_path, browser, timeout_s=60)
         manager.reconnect_signed_in()
         await changed.get()
-        assert manager.connections["secure"].state == "connected"
+        secure = manager.connections["secure"]  # read anew: mypy keeps the narrowing of the expression
+        assert secure.state == "connected"
         assert [d.name for d in registered] == ["mcp__secure__secret"]
     finally:
         await manager.shutdown()

@@ -28,11 +28,13 @@ async def test_withdrawn_registrations_are_closed_and_their_tools_hidden(tmp_pat
         registrations[0] = {"name": "late", "config": {**entry, "exposure": "deferred"}, "extensionPath": "/ext/a.py"}
         await change(SimpleNamespace(), ctx)
         await pi.handlers["tool_call"](SimpleNamespace(tool_name="tool_search"), ctx)
-        assert pi.tools["mcp__late__echo"].exposure == "deferred", "a changed registration reconnects"
+        replaced = pi.tools["mcp__late__echo"]  # read anew: mypy keeps the narrowing of the expression
+        assert replaced.exposure == "deferred", "a changed registration reconnects"
 
         registrations.clear()
         await change(SimpleNamespace(), ctx)
-        assert pi.tools["mcp__late__echo"].exposure == "hidden"
+        withdrawn = pi.tools["mcp__late__echo"]
+        assert withdrawn.exposure == "hidden"
         assert pi.tools["mcp__late__echo"].execute is not None
         gone = await pi.tools["mcp__late__echo"].execute("c", {}, None, None, None)
         assert gone["content"][0].text == 'MCP tool "late/echo" is no longer available.'

@@ -45,7 +45,7 @@ def test_without_a_proxy_endpoint_the_enterprise_host_serves(tmp_path: Path) -> 
 
 def test_a_base_url_from_models_json_is_kept_and_other_providers_are_untouched(tmp_path: Path) -> None:
     entry = {"type": "oauth", "refresh": "g", "access": "proxy-ep=proxy.business.githubcopilot.com", "expires": 1}
-    moved = {"providers": {"github-copilot": {"baseUrl": "http://127.0.0.1:9"}}}
+    moved: dict[str, object] = {"providers": {"github-copilot": {"baseUrl": "http://127.0.0.1:9"}}}
     registry = _registry(tmp_path, entry, moved)
     assert set(_copilot(registry).values()) == {"http://127.0.0.1:9"}
     plain = ModelRegistry(AuthStorage.in_memory(), None)

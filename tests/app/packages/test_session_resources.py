@@ -156,7 +156,7 @@ def test_pypi_entry_points_site_dirs_and_module_clashes(world: PackageWorld) -> 
         'Packages pypi:pi-one and pypi:pi-two==1.0.0 both provide the Python module "sharedhelper"; '
         "only one copy can be imported (the first one found, from pypi:pi-one)"
     ]
-    filtered = [{"source": "pypi:pi-one", "extensions": ["!entrypoint:*"]}]
+    filtered: list[object] = [{"source": "pypi:pi-one", "extensions": ["!entrypoint:*"]}]
     _settings(world.agent_dir / "settings.json", filtered)
     found = package_resources(world.agent_dir, world.cwd, project_trusted=True, warnings=[], offline=True)
     assert found.entry_points == [] and found.site_dirs == []

@@ -1,0 +1,94 @@
+"""pi 1.6.0 for the scripts that run it next to ours: where it is, its version, and a throwaway environment.
+
+The fixture scripts need the TypeScript pi itself (its files are what they record), so it is found
+the way the benchmarks find it (`PI_TS_BIN`, with `PI_TS_NODE` for the Node.js to run it with), or
+under an npm prefix, where it is installed with npm when missing. See bench/README.md, "How to get
+pi 1.6.0 for comparison".
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+TS_PACKAGE = "@earendil-works/pi-coding-agent"
+TS_VERSION = "1.6.0"
+DEFAULT_TS_PREFIX = Path("/tmp/tspi")
+
+
+def ensure_ts_pi(explicit: Path | None = None, prefix: Path = DEFAULT_TS_PREFIX) -> Path:
+    """The TypeScript `pi`: the given path, else `PI_TS_BIN`, else the one under `prefix`, installed if missing."""
+    chosen = explicit or (Path(os.environ["PI_TS_BIN"]) if os.environ.get("PI_TS_BIN") else None)
+    if chosen is not None:
+        if not chosen.exists():
+            raise SystemExit(f"the TypeScript pi {chosen} does not exist: pass --ts-pi PATH or fix PI_TS_BIN")
+        return chosen
+    binary = prefix / "node_modules" / ".bin" / "pi"
+    if not binary.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            raise SystemExit(f"{binary} is missing and npm is not on PATH to install {TS_PACKAGE}@{TS_VERSION}")
+        print(f"installing {TS_PACKAGE}@{TS_VERSION} into {prefix} ...", file=sys.stderr)
+        package = f"{TS_PACKAGE}@{TS_VERSION}"
+        subprocess.run([npm, "install", "--prefix", str(prefix), package], check=True, stdout=subprocess.DEVNULL)
+    return binary
+
+
+def node_dir() -> str | None:
+    """The directory of `PI_TS_NODE`, put first on PATH so the TypeScript pi's `#!/usr/bin/env node` finds it."""
+    node = os.environ.get("PI_TS_NODE")
+    return str(Path(node).parent) if node else None
+
+
+def program_version(binary: Path) -> str:
+    """The last line `binary --version` prints, or "?" when it fails."""
+    env = dict(os.environ)
+    if (directory := node_dir()) is not None:
+        env["PATH"] = os.pathsep.join([directory, env.get("PATH", "")])
+    try:
+        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60, env=env)
+    except OSError as error:
+        return f"? ({error})"
+    lines = (done.stdout.strip() or done.stderr.strip()).splitlines()
+    return lines[-1] if done.returncode == 0 and lines else "?"
+
+
+def node_version() -> str:
+    """The version of the Node.js the TypeScript pi runs with (`PI_TS_NODE`, else `node` on PATH), or "?"."""
+    node = os.environ.get("PI_TS_NODE") or shutil.which("node")
+    if node is None:
+        return "? (no node: set PI_TS_NODE or put node on PATH)"
+    return program_version(Path(node))
+
+
+def isolated_env(agent_dir: Path, home: Path) -> dict[str, str]:
+    """The caller's environment with pi's config dir, home and network switches pinned to throwaway places."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PI_")}
+    if (directory := node_dir()) is not None:
+        env["PATH"] = os.pathsep.join([directory, env.get("PATH", "")])
+    env.update(
+        {
+            "PI_CODING_AGENT_DIR": str(agent_dir),
+            "HOME": str(home),
+            "PI_OFFLINE": "1",
+            "PI_SKIP_VERSION_CHECK": "1",
+            "PI_TELEMETRY": "0",
+            "NO_COLOR": "1",
+        }
+    )
+    return env
+
+
+__all__ = [
+    "DEFAULT_TS_PREFIX",
+    "TS_PACKAGE",
+    "TS_VERSION",
+    "ensure_ts_pi",
+    "isolated_env",
+    "node_dir",
+    "node_version",
+    "program_version",
+]
