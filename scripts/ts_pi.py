@@ -28,11 +28,11 @@ def ensure_ts_pi(explicit: Path | None = None, prefix: Path = DEFAULT_TS_PREFIX)
         return chosen
     binary = prefix / "node_modules" / ".bin" / "pi"
     if not binary.exists():
+        package = f"{TS_PACKAGE}@{TS_VERSION}"
         npm = shutil.which("npm")
         if npm is None:
-            raise SystemExit(f"{binary} is missing and npm is not on PATH to install {TS_PACKAGE}@{TS_VERSION}")
-        print(f"installing {TS_PACKAGE}@{TS_VERSION} into {prefix} ...", file=sys.stderr)
-        package = f"{TS_PACKAGE}@{TS_VERSION}"
+            raise SystemExit(f"{binary} is missing and npm is not on PATH to install {package}")
+        print(f"installing {package} into {prefix} ...", file=sys.stderr)
         subprocess.run([npm, "install", "--prefix", str(prefix), package], check=True, stdout=subprocess.DEVNULL)
     return binary
 
