@@ -29,8 +29,8 @@ from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.events import DoneEvent, StartEvent
 from pi.ai.faux import FauxProvider, faux_assistant_message, faux_text, faux_tool_call
 from pi.ai.stream import stream
-from pi.ai.types import ToolCall, ToolResultMessage, UserMessage
-from tests.support.content import as_assistant, as_tool_result, text_of
+from pi.ai.types import ToolResultMessage, UserMessage
+from tests.support.content import as_assistant, as_tool_call, as_tool_result, text_of
 
 from .helpers import (
     ContextSpy,
@@ -211,8 +211,7 @@ async def test_prepare_arguments_repairs_before_validation(faux: FauxProvider) -
     agent, _ = make_agent(faux, tools=[echo_tool(log, prepare_arguments=repair)])
     await agent.prompt("go")
     assert log.calls[0][1].text == "hi"
-    sent = as_assistant(agent.state.messages[1]).content[0]
-    assert isinstance(sent, ToolCall)
+    sent = as_tool_call(as_assistant(agent.state.messages[1]).content[0])
     assert sent.arguments == {"old_name": "hi"}  # the transcript keeps what was sent
 
 

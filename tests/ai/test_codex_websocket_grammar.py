@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from pi.ai.options import StreamOptions
 from pi.ai.registry import require_api_provider
-from pi.ai.types import Context, Message, TextContent, ToolCall, ToolResultMessage, UserMessage
+from pi.ai.types import Context, Message, TextContent, ToolResultMessage, UserMessage
 from tests.ai.codex_ws_server import CodexWebSocketServer, Turn, completed, text_events
 from tests.ai.providers.test_grammar_tools_responses import codemode_tool, custom_call, read_tool
 from tests.ai.test_codex_websocket import TOKEN, _fresh_cache, _model, ws
+from tests.support.content import as_tool_call
 
 __all__ = ["_fresh_cache", "ws"]
 
@@ -38,8 +39,7 @@ async def test_the_continued_request_sends_only_the_custom_call_output(ws: Codex
     options = StreamOptions(api_key=TOKEN, session_id="sess-g", max_retries=0, extra={"transport": "auto"})
     first = await provider.stream(_model(ws.url), Context(messages=list(messages), tools=tools), options).result()
     assert first.stop_reason == "toolUse", first.error_message
-    first_call = first.content[0]
-    assert isinstance(first_call, ToolCall)
+    first_call = as_tool_call(first.content[0])
     messages += [
         first,
         ToolResultMessage(tool_call_id=first_call.id, tool_name="codemode", content=[TextContent(text="1")]),

@@ -2,34 +2,35 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from pi.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
+
+T = TypeVar("T")
+
+
+def expect(value: object, kind: type[T]) -> T:
+    """`value` as a `kind`, failing the test (and showing the value) when it is something else."""
+    assert isinstance(value, kind), value
+    return value
 
 
 def text_of(block: object) -> str:
     """The text of a content block the test expects to be text."""
-    assert isinstance(block, TextContent), block
-    return block.text
+    return expect(block, TextContent).text
 
 
 def as_tool_call(block: object) -> ToolCall:
-    """The content block, which the test expects to be a tool call."""
-    assert isinstance(block, ToolCall), block
-    return block
+    return expect(block, ToolCall)
 
 
 def as_user(message: object) -> UserMessage:
-    """The message, which the test expects to be a user message."""
-    assert isinstance(message, UserMessage), message
-    return message
+    return expect(message, UserMessage)
 
 
 def as_assistant(message: object) -> AssistantMessage:
-    """The message, which the test expects to be an assistant reply."""
-    assert isinstance(message, AssistantMessage), message
-    return message
+    return expect(message, AssistantMessage)
 
 
 def as_tool_result(message: object) -> ToolResultMessage:
-    """The message, which the test expects to be a tool result."""
-    assert isinstance(message, ToolResultMessage), message
-    return message
+    return expect(message, ToolResultMessage)
