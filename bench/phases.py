@@ -1,10 +1,10 @@
 """Where the wall time of one `pi -p` run of ours goes: start-up, imports, work, exit and teardown.
 
 Our `pi` is started through a small launcher that runs the same `pi.app.cli.entry` with the same
-interpreter, noting `perf_counter` (the system-wide monotonic clock) when the launcher begins, once
-`pi.app.cli` is imported, when `entry()` returns and when the last `atexit` handler runs (registered
-first, so it runs last). The loopback server notes when each model request arrives and the
-intermediate notes when the process starts and ends, all on that clock, so the run splits into:
+interpreter, noting `perf_counter` (the system-wide monotonic clock) when the launcher begins, when
+`entry()` returns and when the last `atexit` handler runs (registered first, so it runs last). The
+loopback server notes when each model request arrives and the intermediate notes when the process
+starts and ends, all on that clock, so the run splits into:
 
 - interpreter start: process start to the launcher's first line (the interpreter and `site`);
 - imports to the first request: everything up to the model request (imports, settings, models, the
@@ -45,12 +45,11 @@ import atexit, os, sys
 
 def _last_handler():
     with open(os.environ["{env}"], "w") as out:
-        out.write(f"{{began}} {{imported}} {{returned}} {{time.perf_counter()}}")
+        out.write(f"{{began}} {{returned}} {{time.perf_counter()}}")
 
 
 atexit.register(_last_handler)
 from pi.app.cli import entry
-imported = time.perf_counter()
 try:
     code = entry()
 finally:
@@ -82,8 +81,7 @@ def launcher_for(pi: Path, directory: Path) -> Path:
 
 def phases_of(start: float, wall: float, request_times: list[float], marks: list[float]) -> list[float]:
     """Seconds spent in each of PHASES for one run."""
-    began, imported, returned, last_handler = marks
-    del imported  # the import of pi.app.cli alone is part of the phase that includes it
+    began, returned, last_handler = marks
     first, last = request_times[0], request_times[-1]
     end = start + wall
     marks_in_order = [start, began, first, last, returned, last_handler, end]
@@ -117,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| --- | ---: | ---: | ---: |")
     for column, name in enumerate(PHASES):
         values = sorted(row[column] * 1000 for row in rows)
-        quartile = statistics.quantiles(values, n=4)[0] if len(values) > 1 else values[0]
+        quartile = statistics.quantiles(values, n=4, method="inclusive")[0] if len(values) > 1 else values[0]
         print(f"| {name} | {values[0]:.1f} | {quartile:.1f} | {statistics.median(values):.1f} |")
     return 0
 

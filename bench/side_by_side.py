@@ -135,7 +135,8 @@ def add_program_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--skip-ts", action="store_true", help="measure only ours")
 
 
-def _first_line(argv: list[str]) -> str:
+def output_line(argv: list[str]) -> str:
+    """The last line `argv` prints (a version, say), or "?" when it fails."""
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -149,8 +150,8 @@ def ours_program(path: Path) -> Program | None:
         print(f"ours: {path} does not exist (pass --ours PATH to a `pi` executable)", file=sys.stderr)
         return None
     python = path.parent / "python"
-    version = _first_line([str(path), "--version"])
-    py = _first_line([str(python), "-c", "import sys; print(sys.version.split()[0])"]) if python.exists() else "?"
+    version = output_line([str(path), "--version"])
+    py = output_line([str(python), "-c", "import sys; print(sys.version.split()[0])"]) if python.exists() else "?"
     return Program(f"ours {version} (Python {py}, {path})", (str(path),), is_ts=False)
 
 
@@ -168,8 +169,8 @@ def ts_program(path: Path | None, node: Path | None) -> Program | None:
         print(f"pi 1.6.0: node {node} does not exist; see {TS_HOWTO}", file=sys.stderr)
         return None
     argv = (str(node), str(path)) if node is not None else (str(path),)
-    version = _first_line([*argv, "--version"])
-    node_version = f"node {_first_line([str(node), '--version'])}" if node is not None else "node from PATH"
+    version = output_line([*argv, "--version"])
+    node_version = f"node {output_line([str(node), '--version'])}" if node is not None else "node from PATH"
     return Program(
         f"TypeScript pi {version} ({node_version})", argv, is_ts=True, node_dir=str(node.parent) if node else None
     )
@@ -185,28 +186,37 @@ def programs_from_args(args: argparse.Namespace) -> list[Program]:
     return [program for program in found if program is not None]
 
 
-def isolated_env(program: Program, agent_dir: Path, home: Path, bytecode_dir: Path) -> dict[str, str]:
-    """The caller's environment with pi's config, home and network switches pinned to throwaway places.
+def pinned_env(agent_dir: Path, home: Path, node_dir: str | None = None) -> dict[str, str]:
+    """The caller's environment with pi's config dir, home and network switches pinned to throwaway places.
 
-    Python keeps compiled modules in `bytecode_dir` across runs, as an installed package does (this
-    machine sets PYTHONDONTWRITEBYTECODE, which would make every run compile pi afresh).
+    `node_dir` goes first on PATH, for a TypeScript pi whose `#!/usr/bin/env node` must find that node.
     """
     env = {key: value for key, value in os.environ.items() if not key.startswith("PI_")}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(bytecode_dir)
-    if program.node_dir is not None:
-        env["PATH"] = os.pathsep.join([program.node_dir, env.get("PATH", "")])
+    if node_dir is not None:
+        env["PATH"] = os.pathsep.join([node_dir, env.get("PATH", "")])
     env.update(
         {
             "PI_CODING_AGENT_DIR": str(agent_dir),
             "HOME": str(home),
-            "TMPDIR": str(home),  # full-output files of bash go here and are deleted with the workspace
             "PI_OFFLINE": "1",
             "PI_SKIP_VERSION_CHECK": "1",
             "PI_TELEMETRY": "0",
             "NO_COLOR": "1",
         }
     )
+    return env
+
+
+def isolated_env(program: Program, agent_dir: Path, home: Path, bytecode_dir: Path) -> dict[str, str]:
+    """`pinned_env` for a measured run: temporary files under `home`, compiled modules kept in `bytecode_dir`.
+
+    Python keeps compiled modules in `bytecode_dir` across runs, as an installed package does (this
+    machine sets PYTHONDONTWRITEBYTECODE, which would make every run compile pi afresh).
+    """
+    env = pinned_env(agent_dir, home, program.node_dir)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(bytecode_dir)
+    env["TMPDIR"] = str(home)  # full-output files of bash go here and are deleted with the workspace
     return env
 
 
@@ -325,6 +335,8 @@ __all__ = [
     "measure",
     "median",
     "ours_program",
+    "output_line",
+    "pinned_env",
     "print_args",
     "programs_from_args",
     "ratio",

@@ -14,6 +14,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench.side_by_side import output_line, pinned_env  # noqa: E402
+
 TS_PACKAGE = "@earendil-works/pi-coding-agent"
 TS_VERSION = "1.6.0"
 DEFAULT_TS_PREFIX = Path("/tmp/tspi")
@@ -44,42 +50,20 @@ def node_dir() -> str | None:
 
 
 def program_version(binary: Path) -> str:
-    """The last line `binary --version` prints, or "?" when it fails."""
-    env = dict(os.environ)
-    if (directory := node_dir()) is not None:
-        env["PATH"] = os.pathsep.join([directory, env.get("PATH", "")])
-    try:
-        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60, env=env)
-    except OSError as error:
-        return f"? ({error})"
-    lines = (done.stdout.strip() or done.stderr.strip()).splitlines()
-    return lines[-1] if done.returncode == 0 and lines else "?"
+    """The version the TypeScript pi prints, run with `PI_TS_NODE` when that is set."""
+    node = os.environ.get("PI_TS_NODE")
+    return output_line([*([node] if node else []), str(binary), "--version"])
 
 
 def node_version() -> str:
     """The version of the Node.js the TypeScript pi runs with (`PI_TS_NODE`, else `node` on PATH), or "?"."""
     node = os.environ.get("PI_TS_NODE") or shutil.which("node")
-    if node is None:
-        return "? (no node: set PI_TS_NODE or put node on PATH)"
-    return program_version(Path(node))
+    return output_line([node, "--version"]) if node else "? (no node: set PI_TS_NODE or put node on PATH)"
 
 
 def isolated_env(agent_dir: Path, home: Path) -> dict[str, str]:
-    """The caller's environment with pi's config dir, home and network switches pinned to throwaway places."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PI_")}
-    if (directory := node_dir()) is not None:
-        env["PATH"] = os.pathsep.join([directory, env.get("PATH", "")])
-    env.update(
-        {
-            "PI_CODING_AGENT_DIR": str(agent_dir),
-            "HOME": str(home),
-            "PI_OFFLINE": "1",
-            "PI_SKIP_VERSION_CHECK": "1",
-            "PI_TELEMETRY": "0",
-            "NO_COLOR": "1",
-        }
-    )
-    return env
+    """The benchmarks' pinned environment (bench.side_by_side.pinned_env), with pi 1.6.0's node on PATH."""
+    return pinned_env(agent_dir, home, node_dir())
 
 
 __all__ = [
