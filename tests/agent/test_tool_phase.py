@@ -29,7 +29,7 @@ from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.events import DoneEvent, StartEvent
 from pi.ai.faux import FauxProvider, faux_assistant_message, faux_text, faux_tool_call
 from pi.ai.stream import stream
-from pi.ai.types import ToolResultMessage, UserMessage
+from pi.ai.types import TextContent, ToolResultMessage, UserMessage
 from tests.support.content import as_assistant, as_tool_call, as_tool_result, text_of
 
 from .helpers import (
@@ -275,6 +275,32 @@ async def test_after_hook_overrides_fields_it_sets(faux: FauxProvider) -> None:
     assert text_of(c.content[0]) == "c" and c.details == {"times": 1}
     end_a = next(e for e in rec.events if isinstance(e, ToolExecutionEndEvent) and e.tool_call_id == "c1")
     assert end_a.is_error and text_of(end_a.result.content[0]) == "[redacted]"
+
+
+async def test_after_hook_content_given_as_dicts_reaches_events_and_message_as_blocks(faux: FauxProvider) -> None:
+    def plain(ctx: AfterToolCallContext, signal: AbortSignal | None) -> AfterToolCallResult:
+        return AfterToolCallResult(content=[{"type": "text", "text": "from a dict"}])  # type: ignore[list-item]
+
+    faux.set_responses([faux_assistant_message(call("echo", {"text": "a"}, "c1")), faux_assistant_message("ok")])
+    agent, rec = make_agent(faux, tools=[echo_tool()], after_tool_call=plain)
+    await agent.prompt("go")
+    end = next(e for e in rec.events if isinstance(e, ToolExecutionEndEvent))
+    assert end.result.content == [TextContent(text="from a dict")] and not end.is_error
+    assert as_tool_result(agent.state.messages[2]).content == [TextContent(text="from a dict")]
+
+
+async def test_after_hook_content_that_is_not_blocks_is_an_error_result_saying_so(faux: FauxProvider) -> None:
+    def wrong(ctx: AfterToolCallContext, signal: AbortSignal | None) -> AfterToolCallResult:
+        return AfterToolCallResult(content=[{"kind": "text", "body": "x"}])  # type: ignore[list-item]
+
+    faux.set_responses([faux_assistant_message(call("echo", {"text": "a"}, "c1")), faux_assistant_message("ok")])
+    agent, rec = make_agent(faux, tools=[echo_tool()], after_tool_call=wrong)
+    await agent.prompt("go")
+    end = next(e for e in rec.events if isinstance(e, ToolExecutionEndEvent))
+    assert end.is_error and "not text or image blocks" in text_of(end.result.content[0])
+    result = as_tool_result(agent.state.messages[2])
+    assert result.is_error and "a tool_result hook replaced its result" in text_of(result.content[0])
+    assert text_of(as_assistant(agent.state.messages[-1]).content[0]) == "ok"
 
 
 async def test_raising_after_hook_is_an_error_result(faux: FauxProvider) -> None:

@@ -104,6 +104,35 @@ async def test_tool_call_and_tool_result_chains(faux: FauxProvider, tmp_path: Pa
     assert order.index("patch1:edited") < order.index("patch2:patched:edited")
 
 
+async def test_tool_result_content_given_as_dicts_is_blocks_for_the_next_handler(
+    faux: FauxProvider, tmp_path: Path
+) -> None:
+    seen: list[str] = []
+    errors: list[tuple[str, str]] = []
+
+    def as_dicts(event: ToolResultHookEvent) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": "from dicts"}]}
+
+    def malformed(event: ToolResultHookEvent) -> dict[str, Any]:
+        return {"content": [{"text": "no type"}], "details": {"lost": True}}
+
+    def reader(event: ToolResultHookEvent) -> None:
+        seen.append(text_of(event.content[0]))
+
+    hooks = SessionHooks(
+        tool_result=[as_dicts, malformed, reader], on_error=lambda point, error: errors.append((point, str(error)))
+    )
+    faux.set_responses(
+        [faux_assistant_message([faux_tool_call("echo", {"text": "a"}, id="c1")]), faux_assistant_message("ok")]
+    )
+    session = _session(faux, tmp_path, hooks, [echo_tool(ToolLog())])
+    await session.prompt("go")
+    assert seen == ["from dicts"]  # a block with .text, and the malformed patch was not applied
+    assert len(errors) == 1 and errors[0][0] == "tool_result" and "block 0" in errors[0][1]
+    result = next(as_tool_result(m) for m in session.messages if m.role == "toolResult")
+    assert result.content == [TextContent(text="from dicts")] and result.details != {"lost": True}
+
+
 async def test_input_and_context_chains(faux: FauxProvider, tmp_path: Path) -> None:
     def shout(event: InputHookEvent) -> InputHookResult | None:
         if event.text == "swallow":

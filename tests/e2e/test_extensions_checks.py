@@ -209,14 +209,16 @@ def test_09_tool_result_patches_chain(env: Env) -> None:
         """
         def setup(pi):
             pi.on("tool_result", lambda event, ctx: {"content": [{"type": "text", "text": "from A"}]})
-            pi.on("tool_result", lambda event, ctx: log(event.content[0].text if hasattr(event.content[0], "text")
-                                                        else event.content[0]["text"]))
+            pi.on("tool_result", lambda event, ctx: {"content": [{"type": "txt", "text": "bad"}], "isError": True})
+            pi.on("tool_result", lambda event, ctx: log(event.content[0].text))  # a block, not A's dict
         """,
     )
     env.server.queue(tool_reply([("bash", {"command": "echo raw"})]), text_reply("done"))
-    assert env.run("-e", str(path), "-p", *MODEL, "go").returncode == 0
+    done = env.run("-e", str(path), "-p", *MODEL, "go")
+    assert done.returncode == 0, done.stderr
     assert logged(env) == ["from A"]
-    assert tool_messages(env)[0]["content"] == "from A"
+    assert tool_messages(env)[0]["content"] == "from A"  # the malformed patch was left out, whole
+    assert "tool_result" in done.stderr and "block 0" in done.stderr and "'txt'" in done.stderr
 
 
 INPUT = """

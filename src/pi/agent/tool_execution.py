@@ -40,6 +40,7 @@ from pi.agent.hooks import (
     BeforeToolCallResult,
 )
 from pi.agent.tool import AgentTool, AgentToolResult
+from pi.agent.tool_content import ToolContentError, tool_content
 from pi.ai.abort import AbortSignal
 from pi.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 from pi.ai.validation import check_tool_call_arguments, validate_model_arguments
@@ -401,8 +402,12 @@ class ToolPhase:
             return error_result(error_text(exc)), True
         if change is None:
             return result, is_error
+        try:
+            content = tool_content(change.content) if change.content is not None else result.content
+        except ToolContentError as exc:
+            return error_result(f"{exc}. The tool ran, but a tool_result hook replaced its result with this."), True
         replaced = AgentToolResult(
-            content=change.content if change.content is not None else result.content,
+            content=content,
             details=change.details if change.details is not None else result.details,
             terminate=change.terminate if change.terminate is not None else result.terminate,
             structured_content=result.structured_content,

@@ -36,6 +36,7 @@ from msgspec import Struct, field
 from pi.agent.hooks import AfterToolCallContext, AfterToolCallResult, BeforeToolCallContext, BeforeToolCallResult
 from pi.agent.messages import AgentMessage
 from pi.agent.tool import ToolContent
+from pi.agent.tool_content import ToolContentError, tool_content
 from pi.ai.abort import AbortSignal
 from pi.ai.types import ImageContent, Model, Usage
 
@@ -269,8 +270,15 @@ class HookChains:
                 continue
             if patch is None:
                 continue
+            content = _get(patch, "content")
+            if content is not None:
+                try:
+                    event.content = tool_content(content)
+                except ToolContentError as error:
+                    self._report("tool_result", error)
+                    continue
+                changed = True
             for attr, names in (
-                ("content", ("content",)),
                 ("details", ("details",)),
                 ("is_error", ("is_error", "isError")),
             ):

@@ -72,8 +72,7 @@ async def test_tool_result_patch_through_the_chain(tmp_path: Path) -> None:
         AfterToolCallContext(message, tool_call, None, result, False, AgentContext()), None
     )
     assert after is not None
-    content: object = after.content  # the handler's blocks, passed on as it returned them
-    assert content == [{"type": "text", "text": "x"}]
+    assert after.content == [TextContent(text="x")]  # the handler's dicts, as blocks
 
 
 async def test_input_context_payload_and_compaction(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from pi.ai.types import TextContent
 from pi.app.extensions.events import (
     AgentBeforeSettleEvent,
     BeforeAgentStartUserEvent,
@@ -87,11 +88,11 @@ async def test_tool_call_fails_closed(tmp_path: Path) -> None:
 
 
 async def test_tool_result_chain_and_structured_content(tmp_path: Path) -> None:
-    """AC 9: B sees A's content; new content without structuredContent drops it."""
+    """AC 9: B sees A's content (as blocks); new content without structuredContent drops it."""
     loaded = await load_handlers(
         tmp_path,
         "@pi.on('tool_result')\ndef a(e, ctx):\n    return {'content': [{'type': 'text', 'text': 'A'}]}",
-        "@pi.on('tool_result')\ndef b(e, ctx):\n    ctx.record(e.content[0]['text'])\n    return {'isError': True}",
+        "@pi.on('tool_result')\ndef b(e, ctx):\n    ctx.record(e.content[0].text)\n    return {'isError': True}",
     )
     event = ToolResultEvent(
         tool_call_id="1",
@@ -104,7 +105,7 @@ async def test_tool_result_chain_and_structured_content(tmp_path: Path) -> None:
     patch = await loaded.runner.emit_tool_result(event)
     assert loaded.recorder.seen == ["A"]
     assert patch is not None
-    assert patch.content == [{"type": "text", "text": "A"}] and patch.is_error is True
+    assert patch.content == [TextContent(text="A")] and patch.is_error is True
     assert patch.structured_content is None and "structured_content" in patch.model_fields_set
     assert "details" not in patch.model_fields_set
 

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from msgspec import Struct, field
 
+from pi.agent.tool_content import tool_content
 from pi.app.extensions import errors
 from pi.app.extensions.events import (
     BeforeAgentStartEvent,
@@ -200,6 +201,8 @@ class ExtensionRunner:
         for extension, handler in self.registry.handlers("tool_result"):
             try:
                 result = coerce_result(await self._call(extension, handler, event), ToolResultEventResult)
+                if result is not None and "content" in result.model_fields_set:
+                    result.content = tool_content(result.content)
             except Exception as error:
                 self.registry.report(extension.path, "tool_result", error)
                 continue
