@@ -29,13 +29,15 @@ class DocsPaths(Struct, frozen=True):
 
 
 def package_docs_dir() -> Path | None:
-    """The installed manual's directory, or None if this installation has none on disk."""
-    from importlib.resources import files
+    """The installed manual's directory, or None if this installation has none on disk.
 
-    root = files("pi") / "manual"
-    if not isinstance(root, Path):  # inside a zip archive: nothing the model could open
-        return None
-    root = root.resolve()
+    The package's own directory is where its data files are; `importlib.resources` would find the
+    same place, at the cost of importing its readers on every start. Inside a zip archive the path
+    names no real directory, so the check below leaves the section out, as it should.
+    """
+    import pi
+
+    root = (Path(pi.__file__).parent / "manual").resolve()
     return root if DocsPaths.under(root).exist() else None
 
 
