@@ -103,7 +103,8 @@ class TmuxPi:
             raise RuntimeError(f"tmux {' '.join(args)} failed: {done.stderr.strip()}")
         return done.stdout
 
-    def start(self, *pi_args: str, env: dict[str, str] | None = None) -> None:
+    def _variables(self, env: dict[str, str] | None, **extra: str) -> str:
+        """The `NAME=value` words that pin pi's agent dir, home and logs for one start."""
         variables = {
             "PI_CODING_AGENT_DIR": str(self.agent_dir),
             "PI_OFFLINE": "1",
@@ -111,9 +112,13 @@ class TmuxPi:
             "HOME": str(self.home),
             "PI_TUI_WRITE_LOG": str(self.write_log),
             "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+            **extra,
             **(env or {}),
         }
-        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in variables.items())
+        return " ".join(f"{k}={shlex.quote(v)}" for k, v in variables.items())
+
+    def start(self, *pi_args: str, env: dict[str, str] | None = None) -> None:
+        exports = self._variables(env)
         pi = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "pi", *pi_args])
         cd = f"cd {shlex.quote(str(self.cwd))}"
         run = f"env -u TMUX_PANE {exports} {pi} 2>>{shlex.quote(str(self.stderr_log))}"
@@ -126,17 +131,7 @@ class TmuxPi:
 
         Nothing echoes the exit code: a stopped job would report 148 at once. Type
         `echo PI-EXIT=$?` at the prompt after pi ends to read it with `wait_exit`."""
-        variables = {
-            "PI_CODING_AGENT_DIR": str(self.agent_dir),
-            "PI_OFFLINE": "1",
-            "COLORTERM": "truecolor",
-            "HOME": str(self.home),
-            "PI_TUI_WRITE_LOG": str(self.write_log),
-            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
-            "PS1": "shell$ ",
-            **(env or {}),
-        }
-        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in variables.items())
+        exports = self._variables(env, PS1="shell$ ")
         shell = f"cd {shlex.quote(str(self.cwd))} && env -u TMUX_PANE {exports} bash --norc --noprofile -i"
         self.tmux("new-session", "-d", "-s", "main", "-x", str(WIDTH), "-y", str(HEIGHT), "sh", "-c", shell)
         self.started = True
@@ -209,6 +204,17 @@ class TmuxPi:
         text = self.wait_for(lambda s: any(ln.startswith("PI-EXIT=") for ln in s.split("\n")), timeout, history=True)
         line = next(line for line in text.split("\n") if line.startswith("PI-EXIT="))
         return int(line.split("=", 1)[1].strip())
+
+    def submit(self, text: str) -> None:
+        """Type `text` into the editor and press Enter."""
+        self.type(text)
+        self.keys("Enter")
+
+    def chat(self, text: str, reply: str) -> None:
+        """Send a prompt and wait until `reply` is on screen and the run is over."""
+        self.submit(text)
+        self.wait_for(reply)
+        self.wait_idle()
 
     def wait_idle(self) -> str:
         """The editor's top rule is plain again (no working indicator)."""

@@ -26,13 +26,6 @@ def _started(make_pi: Any, server: ScriptedServer, model: dict[str, Any], *repli
     return pi
 
 
-def _chat(pi: TmuxPi, text: str, reply: str) -> None:
-    pi.type(text)
-    pi.keys("Enter")
-    pi.wait_for(reply)
-    pi.wait_idle()
-
-
 def _cached_reply(text: str, prompt: int, cached: int) -> ScriptedResponse:
     """A Chat Completions reply whose usage reports `cached` of its `prompt` tokens read from the cache."""
 
@@ -68,7 +61,7 @@ def _usage_entries(pi: TmuxPi) -> int:
 def test_session_shows_the_planned_refresh_with_its_odds_and_prices(make_pi: Any, server: ScriptedServer) -> None:
     model = {"promptCache": {"short": 300}, "cost": PRICES}
     pi = _started(make_pi, server, model, text_reply("Hello there."))
-    _chat(pi, "hi", "Hello there.")
+    pi.chat("hi", "Hello there.")
     pi.type("/session")
     pi.keys("Enter")
     status = re.compile(
@@ -83,7 +76,7 @@ def test_session_shows_the_planned_refresh_with_its_odds_and_prices(make_pi: Any
 def test_without_the_setting_a_refresh_leaves_no_notice(make_pi: Any, server: ScriptedServer) -> None:
     model = {"promptCache": {"short": 11}, "cost": PRICES}
     pi = _started(make_pi, server, model, text_reply("Hello there."), text_reply("x", completion_tokens=1))
-    _chat(pi, "hi", "Hello there.")
+    pi.chat("hi", "Hello there.")
     pi.wait_for(lambda s: _usage_entries(pi) == 1, timeout=60)
     pi.type("/session")
     pi.keys("Enter")
@@ -96,7 +89,7 @@ def test_with_the_setting_refreshes_share_one_line_and_a_miss_is_named(make_pi: 
     refresh = text_reply("x", completion_tokens=1)  # 100 input + 1 output tokens: $0.000101
     pi = _started(make_pi, server, model, text_reply("Hello there."), refresh, showCacheMissNotices=True)
     server.queue(text_reply("x", completion_tokens=1))
-    _chat(pi, "hi", "Hello there.")
+    pi.chat("hi", "Hello there.")
     text = pi.wait_for(lambda s: "Cache warmed: $0.000202" in s, timeout=60)
     assert text.count("Cache warmed") == 1
     _resumed(pi)
@@ -109,8 +102,8 @@ def test_with_the_setting_a_reply_that_lost_the_cache_shows_a_miss(make_pi: Any,
     model = {"cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}}
     first, second = _cached_reply("First answer.", 60_000, 50_000), _cached_reply("Second answer.", 60_000, 0)
     pi = _started(make_pi, server, model, first, second, showCacheMissNotices=True)
-    _chat(pi, "one", "First answer.")
-    _chat(pi, "two", "Second answer.")
+    pi.chat("one", "First answer.")
+    pi.chat("two", "Second answer.")
     text = pi.wait_for("Cache miss: 60k tokens re-billed (~$0.16)")
     assert text.count("Cache miss") == 1
     _resumed(pi)

@@ -20,23 +20,12 @@ def _started(
     return pi
 
 
-def _command(pi: TmuxPi, text: str) -> None:
-    pi.type(text)
-    pi.keys("Enter")
-
-
-def _chat(pi: TmuxPi, text: str, reply: str) -> None:
-    _command(pi, text)
-    pi.wait_for(reply)
-    pi.wait_idle()
-
-
 def test_check_39_40_model_selector_and_cycling(make_pi: Any, server: ScriptedServer) -> None:
     """Checks 39–40: /model shows the fixed lines and the current default; `mod` + Enter switches the
     session only; Ctrl+P cycles back; Shift+Tab cycles the thinking level."""
     pi = _started(make_pi, server)
     before = (pi.agent_dir / "settings.json").read_text()
-    _command(pi, "/model")
+    pi.submit("/model")
     text = pi.wait_for("Enter to select · Ctrl+S to set as default · Escape/Ctrl+C to cancel")
     assert "Only showing models from configured providers. Use /login to add providers." in text
     assert "→ ✓ fake-claude [fakea] · default" in text and "fake-model [fake]" in text
@@ -57,7 +46,7 @@ def test_check_39_40_model_selector_and_cycling(make_pi: Any, server: ScriptedSe
 def test_check_41_thinking(make_pi: Any, server: ScriptedServer) -> None:
     """Check 41: /thinking lists the levels with `✓` and `· default`; an unknown level is an error."""
     pi = _started(make_pi, server, settings={"defaultThinkingLevel": "medium"})
-    _command(pi, "/thinking")
+    pi.submit("/thinking")
     text = pi.wait_for("Shift+Tab cycles thinking levels in-session")
     assert "Thinking Level" in text
     for level, description in (
@@ -72,7 +61,7 @@ def test_check_41_thinking(make_pi: Any, server: ScriptedServer) -> None:
     assert "✓" in medium and "· default" in medium
     pi.keys("Escape")
     pi.wait_gone("Shift+Tab cycles thinking levels in-session")
-    _command(pi, "/thinking bogus")
+    pi.submit("/thinking bogus")
     pi.wait_for('Error: Unknown thinking level "bogus". Available levels: off, minimal, low, medium, high.')
 
 
@@ -80,7 +69,7 @@ def test_check_42_settings_tui_mode(make_pi: Any, server: ScriptedServer) -> Non
     """Check 42: /settings shows `Auto-compact  true` and `(1/33)`; `tui` + Enter switches to regular
     mode at once (leaving the alternate screen) and saves `"tuiMode": "regular"`."""
     pi = _started(make_pi, server)
-    _command(pi, "/settings")
+    pi.submit("/settings")
     text = pi.wait_for("(1/33)")
     assert any("Auto-compact" in line and line.rstrip().endswith("true") for line in text.split("\n"))
     pi.type("tui")
@@ -108,7 +97,7 @@ def test_settings_theme_preview(make_pi: Any, server: ScriptedServer) -> None:
 
     pi = _started(make_pi, server, settings={"theme": "dark"})
     pi.wait_for(heading("dark"), ansi=True)
-    _command(pi, "/settings")
+    pi.submit("/settings")
     pi.wait_for("(1/33)")
     pi.type("theme")
     pi.wait_for(lambda s: any("Theme" in line and "dark" in line for line in s.split("\n")))
@@ -152,9 +141,9 @@ def test_check_49_name_and_title(make_pi: Any, server: ScriptedServer) -> None:
     """Check 49: `/name` on an unnamed session warns; `/name demo` names it, the footer ends in ` • demo`
     and the terminal title is `π - demo - work`."""
     pi = _started(make_pi, server)
-    _command(pi, "/name")
+    pi.submit("/name")
     pi.wait_for("Warning: Usage: /name <name>")
-    _command(pi, "/name demo")
+    pi.submit("/name demo")
     text = pi.wait_for("Session name set: demo")
     assert any(line.rstrip().endswith(" • demo") for line in text.split("\n"))
     pi.wait_for(lambda s: pi.tmux("display-message", "-p", "-t", "main", "#{pane_title}").strip() == "π - demo - work")
@@ -163,8 +152,8 @@ def test_check_49_name_and_title(make_pi: Any, server: ScriptedServer) -> None:
 def test_check_50_session_info(make_pi: Any, server: ScriptedServer) -> None:
     """Check 50: /session shows `Session Info`, the id, tool counts and the cache-warming mode."""
     pi = _started(make_pi, server, anthropic_reply("Hello there."))
-    _chat(pi, "hi", "Hello there.")
-    _command(pi, "/session")
+    pi.chat("hi", "Hello there.")
+    pi.submit("/session")
     text = pi.wait_for("Session Info")
     pi.wait_for("Tools: 0 calls, 0 results")
     text = pi.text()
@@ -175,17 +164,17 @@ def test_check_50_session_info(make_pi: Any, server: ScriptedServer) -> None:
 def test_check_51_compact_too_small(make_pi: Any, server: ScriptedServer) -> None:
     """Check 51 (first half): /compact on a tiny session says there is nothing to compact."""
     pi = _started(make_pi, server)
-    _command(pi, "/compact")
+    pi.submit("/compact")
     pi.wait_for("Error: Compaction failed: Nothing to compact (session too small)")
 
 
 def test_check_52_new_session(make_pi: Any, server: ScriptedServer) -> None:
     """Check 52: /new says `✓ New session started`, clears the chat and restores the default level."""
     pi = _started(make_pi, server, anthropic_reply("First reply."))
-    _chat(pi, "first question", "First reply.")
+    pi.chat("first question", "First reply.")
     pi.keys("BTab")
     pi.wait_for("Thinking level: high")
-    _command(pi, "/new")
+    pi.submit("/new")
     text = pi.wait_for("✓ New session started")
     assert "First reply." not in text and "first question" not in text
     pi.wait_for("fake-claude • medium")
@@ -194,7 +183,7 @@ def test_check_52_new_session(make_pi: Any, server: ScriptedServer) -> None:
 def test_check_53_hotkeys(make_pi: Any, server: ScriptedServer) -> None:
     """Check 53: /hotkeys shows `Keyboard Shortcuts`, its tables and the model-cycling row."""
     pi = _started(make_pi, server, regular=True)
-    _command(pi, "/hotkeys")
+    pi.submit("/hotkeys")
     text = pi.wait_for(lambda s: "Keyboard Shortcuts" in s and "Cycle models" in s, history=True)
     assert "Navigation" in text and "Editing" in text and "Other" in text
     assert "Ctrl+P / Shift+Ctrl+P │ Cycle models" in text.replace("  ", " ") or any(
@@ -205,7 +194,7 @@ def test_check_53_hotkeys(make_pi: Any, server: ScriptedServer) -> None:
 def test_check_54_exit_goes_to_the_model(make_pi: Any, server: ScriptedServer) -> None:
     """Check 54: `/exit` is not a command: it reaches the model as a user message."""
     pi = _started(make_pi, server, anthropic_reply("Not a command."))
-    _chat(pi, "/exit", "Not a command.")
+    pi.chat("/exit", "Not a command.")
     body = server.requests[0].json()
     assert "/exit" in json.dumps(body["messages"])
     assert "PI-EXIT" not in pi.text()
@@ -228,11 +217,11 @@ def test_check_51_compact_and_queue_during_compaction(make_pi: Any, server: Scri
         anthropic_reply("After the summary.", chunk_delay=0.4, pieces=3),
         settings={"compaction": {"keepRecentTokens": 10}},
     )
-    _chat(pi, "first " * 50, "END1.")
-    _chat(pi, "second " * 50, "END2.")
-    _command(pi, "/compact")
+    pi.chat("first " * 50, "END1.")
+    pi.chat("second " * 50, "END2.")
+    pi.submit("/compact")
     pi.wait_for("Compacting context... (escape to cancel)")
-    _command(pi, "after compaction")
+    pi.submit("after compaction")
     text = pi.wait_for("Queued message for after compaction")
     assert "Queued: after compaction" in text
     text = pi.wait_for(lambda s: "Compacted from " in s and "?/200k" in s)
@@ -250,9 +239,9 @@ def test_check_55_logout_and_login(make_pi: Any, server: ScriptedServer) -> None
     """Check 55: /logout with nothing stored says so; /login shows the three methods; Esc Esc returns to
     the editor."""
     pi = _started(make_pi, server)
-    _command(pi, "/logout")
+    pi.submit("/logout")
     pi.wait_for("No stored credentials to remove.")
-    _command(pi, "/login")
+    pi.submit("/login")
     text = pi.wait_for("Select authentication method:")
     assert "Sign in with an account" in text and "Sign in with an API key" in text and "Sign in with Radius" in text
     pi.keys("Escape")

@@ -19,13 +19,6 @@ def _started(make_pi: Any, server: ScriptedServer, *replies: str, settings: Any 
     return pi
 
 
-def _chat(pi: TmuxPi, text: str, reply: str) -> None:
-    pi.type(text)
-    pi.keys("Enter")
-    pi.wait_for(reply)
-    pi.wait_idle()
-
-
 def _tree_rows(text: str) -> list[str]:
     return [line for line in text.split("\n") if "user:" in line or "assistant:" in line]
 
@@ -35,8 +28,8 @@ def test_check_43_44_tree(make_pi: Any, server: ScriptedServer) -> None:
     `[user]`; Enter on a user message asks `Summarize branch?`, and `No summary` goes there with the
     text in the editor; after branching the tree shows `├⊟`, `└⊟` and `│`."""
     pi = _started(make_pi, server, "Reply one.", "Reply two.", "Reply three.")
-    _chat(pi, "question one", "Reply one.")
-    _chat(pi, "question two", "Reply two.")
+    pi.chat("question one", "Reply one.")
+    pi.chat("question two", "Reply two.")
     pi.type("/tree")
     pi.keys("Enter")
     text = pi.wait_for("Session Tree")
@@ -56,7 +49,7 @@ def test_check_43_44_tree(make_pi: Any, server: ScriptedServer) -> None:
     pi.wait_for("Navigated to selected point")
     pi.wait_for(lambda s: any(line.strip() == "question two" for line in s.split("\n")[-6:]))
     pi.keys("C-u")  # clear the editor (deletes to line start)
-    _chat(pi, "another branch", "Reply three.")
+    pi.chat("another branch", "Reply three.")
     pi.type("/tree")
     pi.keys("Enter")
     text = pi.wait_for("Session Tree")
@@ -67,13 +60,13 @@ def test_check_45_double_escape(make_pi: Any, server: ScriptedServer) -> None:
     """Check 45: Esc Esc on an empty idle editor opens the tree; with `doubleEscapeAction: "none"` it
     does not."""
     pi = _started(make_pi, server, "Reply one.")
-    _chat(pi, "question one", "Reply one.")
+    pi.chat("question one", "Reply one.")
     pi.keys("Escape", "Escape")
     pi.wait_for("Session Tree")
     pi.keys("Escape")
     pi.wait_gone("Session Tree")
     quiet = _started(make_pi, server, "Reply two.", settings={"doubleEscapeAction": "none"})
-    _chat(quiet, "question two", "Reply two.")
+    quiet.chat("question two", "Reply two.")
     frames = quiet.written_after_exit().count(FRAME_START)
     quiet.keys("Escape", "Escape")
     # Each Esc asks for a frame; the one drawn after the second would already hold the tree.
@@ -88,7 +81,7 @@ def test_check_46_resume_picker(make_pi: Any, server: ScriptedServer) -> None:
     """Check 46: /resume shows the scope and sort headers; Ctrl+S gives `Sort: Recent`; Tab gives
     `Resume Session (All)`."""
     pi = _started(make_pi, server, "Reply one.")
-    _chat(pi, "question one", "Reply one.")
+    pi.chat("question one", "Reply one.")
     pi.type("/resume")
     pi.keys("Enter")
     text = pi.wait_for("Resume Session (Current Folder)")
@@ -106,8 +99,8 @@ def test_check_48_fork(make_pi: Any, server: ScriptedServer) -> None:
     """Check 48: /fork lists `Message i of n`; Enter forks, puts the text in the editor, says so, and
     the new session has no name."""
     pi = _started(make_pi, server, "Reply one.", "Reply two.")
-    _chat(pi, "question one", "Reply one.")
-    _chat(pi, "question two", "Reply two.")
+    pi.chat("question one", "Reply one.")
+    pi.chat("question two", "Reply two.")
     pi.type("/name named")
     pi.keys("Enter")
     pi.wait_for("Session name set: named")
