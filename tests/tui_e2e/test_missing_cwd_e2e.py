@@ -124,16 +124,14 @@ def _pick_from_all_folders(pi: TmuxPi, gone: str) -> None:
 
 def _import_asks(pi: TmuxPi, path: Path, gone: str) -> None:
     """`/import <path>`, agreeing to replace the current session, up to the question."""
-    pi.type(f"/import {path}")
-    pi.keys("Enter")
+    pi.submit(f"/import {path}")
     pi.wait_for("Replace current session with")
     pi.keys("Enter")  # Yes
     _dialog_shown(pi, gone)
 
 
 def _resume_asks(pi: TmuxPi, gone: str) -> None:
-    pi.type("/resume")
-    pi.keys("Enter")
+    pi.submit("/resume")
     _pick_from_all_folders(pi, gone)
 
 
@@ -147,10 +145,7 @@ def test_continue_runs_here_and_keeps_the_file_asking_again(
     pi.keys("Enter")
     _shows_the_old_conversation(pi)
     server.queue(anthropic_reply("Carrying on here."))
-    pi.type("and now?")
-    pi.keys("Enter")
-    pi.wait_for("Carrying on here.")
-    pi.wait_idle()
+    pi.chat("and now?", "Carrying on here.")
     pi.keys("C-d")
     assert pi.wait_exit() == 0
     assert _header(path)["cwd"] == cwd  # the file still names the old folder: asked again next time
@@ -175,10 +170,7 @@ def test_fork_continues_in_a_copy_for_the_current_folder(
     pi.keys("Enter")
     _shows_the_old_conversation(pi)
     server.queue(anthropic_reply("Forked and running."))
-    pi.type("in the fork")
-    pi.keys("Enter")
-    pi.wait_for("Forked and running.")
-    pi.wait_idle()
+    pi.chat("in the fork", "Forked and running.")
     pi.keys("C-d")
     assert pi.wait_exit() == 0
     assert path.read_text() == before  # the original is kept as it was

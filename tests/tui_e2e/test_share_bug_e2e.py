@@ -40,10 +40,7 @@ def _chatted(pi: TmuxPi, server: ScriptedServer, env: dict[str, str] | None = No
     server.queue(anthropic_reply("Shared reply."))
     pi.start("--use-theme", "dark", "--tui-mode", "regular", env=env)
     pi.wait_for("fake-claude • medium")
-    pi.type("share this please")
-    pi.keys("Enter")
-    pi.wait_for("Shared reply.")
-    pi.wait_idle()
+    pi.chat("share this please", "Shared reply.")
 
 
 def test_share_creates_a_secret_gist(make_pi: Any, server: ScriptedServer) -> None:
@@ -52,8 +49,7 @@ def test_share_creates_a_secret_gist(make_pi: Any, server: ScriptedServer) -> No
     pi: TmuxPi = make_pi()
     bin_dir, log = _gh(pi.root)
     _chatted(pi, server, {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
-    pi.type("/share")
-    pi.keys("Enter")
+    pi.submit("/share")
     text = pi.wait_for("Gist: https://gist.github.com/tester/0123abcd")
     assert "Share URL: https://pi.dev/session/#0123abcd" in text
     calls = log.read_text().splitlines()
@@ -69,8 +65,7 @@ def test_share_without_gh_or_login(make_pi: Any, server: ScriptedServer) -> None
     empty.mkdir()
     path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "gh").exists())
     _chatted(pi, server, {"PATH": f"{empty}{os.pathsep}{path}"})
-    pi.type("/share")
-    pi.keys("Enter")
+    pi.submit("/share")
     pi.wait_for("GitHub CLI (gh) is not installed.")
     logged_out: TmuxPi = make_pi()
     bin_dir, _log = _gh(logged_out.root, auth_code=1)

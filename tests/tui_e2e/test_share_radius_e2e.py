@@ -28,12 +28,8 @@ def _chat_then_share(pi: TmuxPi, server: ScriptedServer, env: dict[str, str]) ->
     server.queue(anthropic_reply("Shared reply."))
     pi.start("--use-theme", "dark", "--tui-mode", "regular", env=env)
     pi.wait_for("fake-claude • medium")
-    pi.type("share this please")
-    pi.keys("Enter")
-    pi.wait_for("Shared reply.")
-    pi.wait_idle()
-    pi.type("/share")
-    pi.keys("Enter")
+    pi.chat("share this please", "Shared reply.")
+    pi.submit("/share")
 
 
 def test_share_uploads_a_radius_artifact_and_shows_its_url(
