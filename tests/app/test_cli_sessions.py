@@ -453,11 +453,9 @@ def json_events(done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
 def test_json_mode_reports_auto_retry_of_overloaded_and_unavailable(pi_env: PiEnv) -> None:
     overloaded = {"error": {"message": "Overloaded", "type": "overloaded_error"}}
     unavailable = {"error": {"message": "Service Unavailable", "type": "server_error"}}
-    # The HTTP layer retries each request itself; only when it gives up does the session retry.
-    for _ in range(3):
-        pi_env.server.queue(json_response(529, overloaded, headers={"retry-after": "0"}))
-    for _ in range(3):
-        pi_env.server.queue(json_response(503, unavailable, headers={"retry-after": "0"}))
+    # Each failed request is one attempt of the session's retry (the HTTP layer retries nothing itself).
+    pi_env.server.queue(json_response(529, overloaded, headers={"retry-after": "0"}))
+    pi_env.server.queue(json_response(503, unavailable, headers={"retry-after": "0"}))
     pi_env.server.queue(text_reply("third time lucky"))
     events = json_events(pi_env.run("--mode", "json", *MODEL, "try hard"))
     retry = [e for e in events if e["type"].startswith("auto_retry")]

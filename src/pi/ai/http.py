@@ -190,11 +190,12 @@ async def open_stream(
     are retried up to `max_retries` times with exponential back-off, or after the delay the server
     asks for when it asks for one no longer than `max_retry_delay_ms` (0 = no cap). Statuses in
     `no_retry` fail at once although they are normally retried. `timeout_s` bounds connecting and
-    each wait for data; None keeps the client's defaults (30 s / 600 s).
+    each wait for data; None keeps the client's defaults (30 s / 600 s), 0 lifts the limit on waiting
+    for data.
     """
     http = client or get_client()
     content = encode_json(request.body)  # compact UTF-8, no lone surrogates (`pi.ai.wire_json`)
-    timeouts = Timeouts.uniform(timeout_s) if timeout_s is not None else None
+    timeouts = None if timeout_s is None else Timeouts(read=None) if timeout_s <= 0 else Timeouts.uniform(timeout_s)
     headers = {"content-type": "application/json", **request.headers}
     attempt = 0
     while True:

@@ -55,7 +55,8 @@ class StreamOptions(Struct):
     """Retries of transient HTTP failures (429, 5xx, dropped connections) before giving up."""
     metadata: dict[str, Any] | None = None
     timeout_s: float | None = None
-    """Timeout for connecting and between received bytes; None keeps the defaults (30 s connect, 600 s read)."""
+    """Timeout for connecting and between received bytes; None keeps the defaults (30 s connect, 600 s read),
+    0 waits for data without a limit."""
     reasoning: ThinkingLevel | None = None
     """Only read by `stream_simple`: the portable reasoning level; ``"off"`` and None mean no reasoning."""
     thinking_budgets: ThinkingBudgets | None = None

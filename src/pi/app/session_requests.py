@@ -127,6 +127,8 @@ class RequestResolver:
             api_key=(auth.api_key if auth is not None else None) or base.api_key,
             headers=headers or None,
             session_id=base.session_id or self._manager().get_session_id(),
+            max_retries=self.settings.retry.provider.max_retries if caller is None else base.max_retries,
+            timeout_s=base.timeout_s if base.timeout_s is not None else self.settings.response_timeout_s,
             extra=extra,
         )
 

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from pi.app.atomic_file import write_atomic
@@ -38,7 +38,10 @@ class RetryProviderSection(_Section):
     max_retry_delay_ms: int = Field(default=60000, ge=0)
     """A server asking to wait longer than this fails the request (0: no cap)."""
     max_retries: int = Field(default=0, ge=0)
+    """Retries the HTTP layer makes on its own (429, 5xx, dropped connections); 0 leaves every retry to
+    pi's, which records each failed attempt."""
     timeout_ms: int | None = Field(default=None, ge=0)
+    """How long a response may send nothing; unset: ``httpIdleTimeoutMs``."""
 
 
 class RetrySection(_Section):
@@ -78,6 +81,15 @@ class SettingsFile(_Section):
     enabled_models: list[str] | None = None
     skills: list[str] | None = None
     prompts: list[str] | None = None
+    http_idle_timeout_ms: int | Literal["disabled"] = 300000
+    """How long a model's response may send nothing before it fails (0 or ``"disabled"``: no limit)."""
+
+    @field_validator("http_idle_timeout_ms", mode="before")
+    @classmethod
+    def _idle_timeout(cls, value: Any) -> Any:
+        if value == "disabled" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+            return value
+        raise ValueError(f"Invalid httpIdleTimeoutMs setting: {value}")
 
 
 RetrySettings = RetrySection
@@ -233,6 +245,16 @@ class SettingsManager:
     @property
     def retry(self) -> RetrySection:
         return self._typed.retry
+
+    @property
+    def response_timeout_s(self) -> float:
+        """Seconds a model's response may send nothing (``retry.provider.timeoutMs``, else
+        ``httpIdleTimeoutMs``); 0 means no limit."""
+        ms = self._typed.retry.provider.timeout_ms
+        if ms is None:
+            idle = self._typed.http_idle_timeout_ms
+            ms = 0 if idle == "disabled" else idle
+        return ms / 1000
 
     @property
     def steering_mode(self) -> Literal["all", "one-at-a-time"]:
