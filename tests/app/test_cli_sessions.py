@@ -315,7 +315,7 @@ def test_unknown_session_exits_1(pi_env: PiEnv) -> None:
     assert pi_env.server.requests == [] and pi_env.session_files() == []
 
 
-def test_other_projects_session_by_id_asks_for_fork_without_a_terminal(pi_env: PiEnv, tmp_path: Path) -> None:
+def test_other_projects_session_by_id_asks_for_fork_and_stops_without_a_yes(pi_env: PiEnv, tmp_path: Path) -> None:
     pi_env.server.queue(text_reply("in project"))
     assert pi_env.run("-p", *MODEL, "hello").returncode == 0
     source = pi_env.only_session_file()
@@ -323,9 +323,10 @@ def test_other_projects_session_by_id_asks_for_fork_without_a_terminal(pi_env: P
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     done = pi_env.run("-p", "--session", session_id[:8], *MODEL, "x", cwd=elsewhere)
-    assert done.returncode == 1
-    assert f"Session found in different project: {pi_env.cwd}" in done.stdout
-    assert f"--fork {session_id[:8]}" in done.stderr
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    assert f"Session found in different project: {pi_env.cwd}" in done.stderr
+    assert done.stderr.endswith("Aborted.\n")
     assert len(pi_env.server.requests) == 1 and pi_env.session_files() == [source]
 
 

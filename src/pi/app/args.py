@@ -13,15 +13,12 @@ extension claimed into the error.
 
 from __future__ import annotations
 
-import re
-
 from msgspec import Struct, field
 
 MODES = ("text", "json", "rpc")
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 TUI_MODES = ("regular", "fullscreen")
 BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
-_SESSION_ID = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 
 
 class ArgsError(ValueError):
@@ -321,10 +318,11 @@ def _check_sessions(args: Args) -> None:
         ]
         if clashes:
             args.errors.append(f"--session-id cannot be combined with {', '.join(clashes)}")
-        elif not re.fullmatch(_SESSION_ID, args.session_id):
-            args.errors.append(
-                f'Invalid session id "{args.session_id}": use letters, digits, ".", "_" and "-" (for example a UUID)'
-            )
+        else:
+            from pi.session.ids import INVALID_SESSION_ID_MESSAGE, SESSION_ID_PATTERN
+
+            if SESSION_ID_PATTERN.fullmatch(args.session_id) is None:
+                args.errors.append(INVALID_SESSION_ID_MESSAGE)
     if args.name is not None and not args.name.strip():
         args.errors.append("--name requires a non-empty value")
 

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi.app.args import Args
 
 DELETED_CWD_ERROR = (
     "Error: The current working directory no longer exists. Change to an existing directory and try again."
@@ -139,9 +143,21 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"{hint}\n")
         return 1
     _mark_environment(offline=args.offline)
+    if args.session is not None and not _session_confirmed(args):
+        return 0  # the user declined to fork another project's session: nothing to do
     from pi.app.main import run
 
     return run(args)
+
+
+def _session_confirmed(args: Args) -> bool:
+    """``--session <id>`` of another project: the user's yes or no, asked before the run reads stdin."""
+    from pathlib import Path
+
+    from pi.app.cli_session_open import confirm_cross_project_session
+    from pi.app.paths import agent_dir
+
+    return confirm_cross_project_session(args, Path(os.getcwd()).resolve(), agent_dir())
 
 
 def _mark_environment(*, offline: bool) -> None:

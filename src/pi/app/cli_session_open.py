@@ -50,12 +50,17 @@ def stored_session_cwd(args: Args, manager: Any, cwd: Path, interactive: bool) -
 
 
 def open_session(args: Args, cwd: Path, agent_dir: Path) -> Any:
-    """The session this run works in; ``--name`` is recorded first, before anything else is appended."""
+    """The session this run works in; ``--name`` is recorded first, before anything else is appended.
+
+    A file that is not a session (``--session``, ``--fork``, a session found by id) ends the run with
+    one ``Error:`` line naming it; such a file is never overwritten.
+    """
     from pi.session.ids import InvalidSessionIdError
+    from pi.session.storage import SessionFileError
 
     try:
         manager = _session_manager(args, cwd, agent_dir)
-    except InvalidSessionIdError as exc:
+    except (InvalidSessionIdError, SessionFileError) as exc:
         raise CliError(f"Error: {exc}") from exc
     if args.name is not None:
         manager.append_session_info(args.name)
@@ -86,7 +91,7 @@ def _session_manager(args: Args, cwd: Path, agent_dir: Path) -> Any:
         new_file = _new_session_file(args.session, cwd)
         if new_file is not None:
             return SessionManager.open(new_file, session_dir=session_dir, cwd=str(cwd))
-        path, fork = _resolve_session_arg(args.session, cwd, agent_dir, session_dir)
+        path, fork = _resolve_session_arg(args.session, cwd, agent_dir, session_dir, args.mode)
         if fork:
             return SessionManager.fork_from(path, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
         return SessionManager.open(path, session_dir=session_dir)
@@ -111,7 +116,7 @@ def _new_session_file(value: str, cwd: Path) -> Path | None:
 def _find_session(value: str, cwd: Path, agent_dir: Path, session_dir: str | None) -> str:
     from pi.session.manager import SessionManager
 
-    if "/" in value or "\\" in value or value.endswith(".jsonl"):
+    if _names_a_path(value):
         path = Path(value).expanduser()
         if not path.is_file():
             raise CliError(f"No session found matching '{value}'")
@@ -122,25 +127,73 @@ def _find_session(value: str, cwd: Path, agent_dir: Path, session_dir: str | Non
     return str(found.info.path)
 
 
-def _resolve_session_arg(value: str, cwd: Path, agent_dir: Path, session_dir: str | None) -> tuple[str, bool]:
+def _resolve_session_arg(
+    value: str, cwd: Path, agent_dir: Path, session_dir: str | None, args_mode: str | None
+) -> tuple[str, bool]:
     """(path, fork?): a session of another project is only continued as a copy, and only if the user agrees."""
     from pi.session.manager import SessionManager
 
-    if "/" in value or "\\" in value or value.endswith(".jsonl"):
+    if _names_a_path(value):
         return _find_session(value, cwd, agent_dir, session_dir), False
     found = SessionManager.find_by_id_prefix(value, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
     if found is None:
         raise CliError(f"No session found matching '{value}'")
     if found.in_current_project:
         return str(found.info.path), False
-    print(f"Session found in different project: {found.info.cwd}")
-    if sys.stdin is None or not sys.stdin.isatty():
-        raise CliError(f"Not forking without confirmation; run with --fork {value} to continue a copy here.")
-    answer = input("Fork this session into current directory? [y/N] ").strip().lower()
-    if answer not in ("y", "yes"):
-        print("Aborted.")
+    if args_mode == "rpc":  # stdin carries the commands: no line of it is an answer
+        raise CliError(
+            f"Error: Session found in different project: {found.info.cwd}\n"
+            f"RPC mode cannot ask whether to fork it; run with --fork {value} to continue a copy here."
+        )
+    if not _user_agrees_to_fork(found.info.cwd):
         raise SessionDeclined()
     return str(found.info.path), True
 
 
-__all__ = ["declared_tool_names", "open_session", "stored_session_cwd"]
+def confirm_cross_project_session(args: Args, cwd: Path, agent_dir: Path) -> bool:
+    """Ask before ``--session <id>`` of another project continues as a copy here; False: the user declined.
+
+    Asked before anything else reads stdin, so that a piped answer (``echo y | pi --session <id> ...``)
+    is the answer; what follows it stays for the prompt. Once agreed, the run is a ``--fork`` of that
+    session (a new session in `cwd`). Not in RPC mode, whose stdin carries the commands: there
+    `open_session` reports the session instead.
+    """
+    from pi.app.cli_config import session_dir_choice
+    from pi.session.manager import SessionManager
+
+    value = args.session
+    if value is None or args.mode == "rpc" or args.export is not None or args.list_models or _names_a_path(value):
+        return True
+    session_dir = session_dir_choice(args.session_dir, cwd, agent_dir)
+    found = SessionManager.find_by_id_prefix(value, str(cwd), session_dir=session_dir, agent_dir=agent_dir)
+    if found is None or found.in_current_project:
+        return True  # opened, or reported as not found, with the rest of the session flags
+    if not _user_agrees_to_fork(found.info.cwd):
+        return False
+    args.session, args.fork = None, str(found.info.path)
+    return True
+
+
+def _names_a_path(value: str) -> bool:
+    return "/" in value or "\\" in value or value.endswith(".jsonl")
+
+
+def _user_agrees_to_fork(session_cwd: str) -> bool:
+    """pi's question on stderr (stdout is the answer's in print mode), the answer a line of stdin.
+
+    No answer (stdin closed or at its end) is a no, as any answer but ``y`` or ``yes`` is.
+    """
+    sys.stderr.write(f"Session found in different project: {session_cwd}\n")
+    sys.stderr.write("Fork this session into current directory? [y/N] ")
+    sys.stderr.flush()
+    try:
+        answer = sys.stdin.readline() if sys.stdin is not None else ""
+    except (OSError, ValueError):
+        answer = ""
+    if answer.strip().lower() in ("y", "yes"):
+        return True
+    sys.stderr.write("Aborted.\n" if answer.endswith("\n") else "\nAborted.\n")
+    return False
+
+
+__all__ = ["confirm_cross_project_session", "declared_tool_names", "open_session", "stored_session_cwd"]

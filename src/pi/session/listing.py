@@ -198,16 +198,21 @@ def list_all_sessions(agent_dir: str | Path | None = None) -> list[SessionInfo]:
 
 
 def _with_id_prefix(files: list[Path], prefix: str) -> list[SessionInfo]:
-    """The sessions among `files` whose id starts with `prefix`, newest first; only their bodies are read."""
-    return _newest_first([f for f in files if (h := read_header(f)) is not None and h.id.startswith(prefix)])
+    """The sessions among `files` whose id starts with `prefix`: the one with exactly that id first, then
+    the others newest first; only their bodies are read."""
+    headers = [(f, h) for f in files if (h := read_header(f)) is not None and h.id.startswith(prefix)]
+    exact = [f for f, h in headers if h.id == prefix]
+    return _newest_first(exact) + _newest_first([f for f, h in headers if h.id != prefix])
 
 
 def find_session_by_id_prefix(
     prefix: str, cwd: str, session_dir: str | Path | None = None, agent_dir: str | Path | None = None
 ) -> FoundSession | None:
-    """The newest session whose id starts with `prefix`: this project's sessions first, then all.
+    """The session whose id is `prefix`, else the newest whose id starts with it: this project's first.
 
-    Ids are matched on the headers alone: a lookup costs one line per file, not every session's history.
+    Then every session: those of all projects, or, with a `session_dir`, every session kept there
+    (a custom directory shared by several projects). Ids are matched on the headers alone: a lookup
+    costs one line per file, not every session's history.
     """
     if not prefix:
         return None
@@ -217,7 +222,11 @@ def find_session_by_id_prefix(
         files = [f for f in files if _in_scope(f, cwd)]
     for info in _with_id_prefix(files, prefix):
         return FoundSession(info, True)
-    for info in _with_id_prefix([f for d in _project_dirs(agent_dir) for f in _session_files(d)], prefix):
+    if session_dir is not None:
+        everywhere = _session_files(directory)
+    else:
+        everywhere = [f for d in _project_dirs(agent_dir) for f in _session_files(d)]
+    for info in _with_id_prefix(everywhere, prefix):
         return FoundSession(info, info.cwd == cwd)
     return None
 
