@@ -23,6 +23,7 @@ from pi.tools.edit import (
     compute_edits_diff,
     create_edit_tool,
 )
+from pi.tools.edit_engine import EditError
 from pi.tools.fs_errors import FileToolError
 
 
@@ -407,6 +408,49 @@ async def test_invalid_utf8_bytes_elsewhere_survive(tool: AgentTool[EditParams],
     assert "\ufffd tail" in result.details.diff
 
 
+async def read_text_of(tmp_path: Path, name: str) -> str:
+    from pi.tools.read import ReadParams, create_read_tool
+
+    return text_of(await create_read_tool(str(tmp_path)).execute("r", ReadParams(path=name), None, None))
+
+
+async def test_old_text_copied_from_read_matches_undecodable_bytes(tool: AgentTool[EditParams], tmp_path: Path) -> None:
+    # \xe2\x82 is one cut-off sequence (read shows one U+FFFD), \xe2\xff are two (two U+FFFD).
+    target = write(tmp_path, "f.txt", b"keep \xff\nb\xe2\x82 x\xe2\xff y\nz \x80\n")
+    shown = (await read_text_of(tmp_path, "f.txt")).split("\n")[1]
+    assert shown == "b\ufffd x\ufffd\ufffd y"
+    await call(tool, {"path": "f.txt", "edits": edits((shown, "B x y"))})
+    assert target.read_bytes() == b"keep \xff\nB x y\nz \x80\n"
+
+
+async def test_one_replacement_character_matches_one_undecodable_sequence_only(
+    tool: AgentTool[EditParams], tmp_path: Path
+) -> None:
+    target = write(tmp_path, "f.txt", b"a\xe2\xffb\n")
+    with pytest.raises(EditError, match="Could not find the exact text"):
+        await call(tool, {"path": "f.txt", "edits": edits(("a\ufffdb", "ab"))})
+    await call(tool, {"path": "f.txt", "edits": edits(("\ufffdb", "b"))})
+    assert target.read_bytes() == b"a\xe2b\n"
+
+
+async def test_text_with_replacement_characters_matching_two_places_is_refused(
+    tool: AgentTool[EditParams], tmp_path: Path
+) -> None:
+    target = write(tmp_path, "f.txt", b"x\xe9\ny\nx\xff\n")
+    with pytest.raises(EditError, match=r"(?s)^Found 2 occurrences of the text in f\.txt.*lines 1, 3"):
+        await call(tool, {"path": "f.txt", "edits": edits(("x\ufffd", "x"))})
+    assert target.read_bytes() == b"x\xe9\ny\nx\xff\n"
+
+
+async def test_not_found_hint_shows_undecodable_bytes_as_read_does(tool: AgentTool[EditParams], tmp_path: Path) -> None:
+    write(tmp_path, "f.txt", b"caf\xe9 x\nz\n")
+    with pytest.raises(EditError) as caught:
+        await call(tool, {"path": "f.txt", "edits": edits(("nothere", "q"))})
+    message = str(caught.value)
+    assert "  1: caf\ufffd x\n" in message
+    assert not any("\udc80" <= char <= "\udcff" for char in message)
+
+
 async def test_a_lone_surrogate_from_the_model_is_written_as_a_replacement_character(
     tool: AgentTool[EditParams], tmp_path: Path
 ) -> None:
@@ -465,3 +509,28 @@ def test_prompt_lines() -> None:
         "Each edits[].oldText must exactly and uniquely match the original file. Keep matches short and "
         "non-overlapping; merge nearby changes without including large unchanged regions.",
     ]
+
+
+async def test_symlink_loop_is_reported_with_the_path_and_a_next_step(
+    tool: AgentTool[EditParams], tmp_path: Path
+) -> None:
+    os.symlink("b", tmp_path / "a")
+    os.symlink("a", tmp_path / "b")
+    with pytest.raises(FileToolError) as caught:
+        await call(tool, {"path": "a", "edits": edits(("x", "y"))})
+    assert str(caught.value) == (
+        f"ELOOP: too many symbolic links encountered, realpath '{tmp_path}/a'\n"
+        "The path is a symlink loop: inspect the links with ls -l, then fix or remove them."
+    )
+
+
+async def test_path_through_a_directory_that_cannot_be_entered(
+    tool: AgentTool[EditParams], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tests run as root, for whom permission bits do not apply: fail realpath as a user would see it.
+    def denied(path: str, strict: bool = False) -> str:
+        raise PermissionError(errno.EACCES, "Permission denied", path)
+
+    monkeypatch.setattr("pi.tools.mutation_queue.os.path.realpath", denied)
+    with pytest.raises(FileToolError, match=r"^EACCES: permission denied, realpath '.*/locked/f\.txt'\nA directory"):
+        await call(tool, {"path": "locked/f.txt", "edits": edits(("x", "y"))})

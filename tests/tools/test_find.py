@@ -230,3 +230,27 @@ async def test_gitignore_above_a_repository_does_not_apply_inside_it(tmp_path: P
     assert text_of(await find(repo, pattern="*.log")) == "a.log"
     make(tmp_path, "outside/c.log")
     assert text_of(await find(tmp_path / "outside", pattern="*.log")) == "No files found matching pattern"
+
+
+async def test_directory_that_cannot_be_entered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Tests run as root, who may enter any directory: fail the spawn as subprocess does for a failed chdir.
+    async def spawn(*args: Any, cwd: str | None = None, **kwargs: Any) -> Any:
+        raise PermissionError(13, "Permission denied", cwd)
+
+    (tmp_path / "locked").mkdir()
+    monkeypatch.setattr("pi.tools.ripgrep.asyncio.create_subprocess_exec", spawn)
+    with pytest.raises(FindError) as caught:
+        await find(tmp_path, pattern="*", path="locked")
+    assert str(caught.value) == (
+        f"Cannot enter directory {tmp_path / 'locked'} (permission denied), so it cannot be searched. "
+        "Check its permissions with ls -ld, or search a directory you can read."
+    )
+
+
+async def test_fractional_limit_is_floored(tmp_path: Path) -> None:
+    from pi.ai.validation import validate_model_arguments
+
+    make(tmp_path, "a.txt", "b.txt", "c.txt")
+    params = validate_model_arguments("find", FindParams, {"pattern": "*.txt", "limit": 2.5})
+    assert isinstance(params, FindParams) and params.limit == 2
+    assert FindParams.model_json_schema()["properties"]["limit"]["type"] == "integer"

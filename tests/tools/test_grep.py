@@ -327,3 +327,48 @@ def test_snippet_and_no_guidelines(tmp_path: Path) -> None:
     schema = tool.to_tool().parameters
     assert set(schema["properties"]) == {"pattern", "path", "glob", "ignoreCase", "literal", "context", "limit"}
     assert schema["required"] == ["pattern"]
+
+
+def deny_entering_directories(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make starting rg fail as it does for a user without search permission on its working directory.
+
+    (Tests run as root, who may enter any directory.) subprocess reports a failed chdir in the child
+    as an OSError whose filename is the working directory.
+    """
+
+    async def spawn(*args: Any, cwd: str | None = None, **kwargs: Any) -> Any:
+        raise PermissionError(13, "Permission denied", cwd)
+
+    monkeypatch.setattr("pi.tools.ripgrep.asyncio.create_subprocess_exec", spawn)
+
+
+async def test_directory_that_cannot_be_entered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "locked").mkdir()
+    deny_entering_directories(monkeypatch)
+    assert await grep_error(tmp_path, pattern="a", path="locked") == (
+        f"Cannot enter directory {tmp_path / 'locked'} (permission denied), so it cannot be searched. "
+        "Check its permissions with ls -ld, or search a directory you can read."
+    )
+
+
+async def test_search_directory_removed_before_rg_starts(tmp_path: Path) -> None:
+    # A real failed chdir (the directory vanished after the tool checked it) is told apart from rg failing to run.
+    rg = ripgrep.find_rg()
+    assert rg is not None
+    gone = str(tmp_path / "gone")
+    with pytest.raises(ripgrep.SearchError, match=r"^Directory .*/gone no longer exists\. Check the path with ls"):
+        await ripgrep.rg_list_files(rg, ripgrep.ListQuery(gone))
+
+
+async def test_fractional_context_and_limit_are_floored(tmp_path: Path) -> None:
+    # delta 8.5.2: `limit` = max(1, floor(limit)), `context` floored; the schema still asks for integers.
+    from pi.ai.validation import validate_model_arguments
+
+    (tmp_path / "f.txt").write_text("x\nm1\nm2\ny\n")
+    params = validate_model_arguments("grep", GrepParams, {"pattern": "m", "context": 1.5, "limit": "1.9"})
+    assert isinstance(params, GrepParams)
+    result = await create_grep_tool(str(tmp_path)).execute("c", params, None, None)
+    assert text_of(result).startswith("f.txt-1- x\nf.txt:2: m1\nf.txt-3- m2\n")
+    schema = GrepParams.model_json_schema()["properties"]
+    assert schema["context"] == {"description": "Lines of context around each match", "type": "integer"}
+    assert schema["limit"]["type"] == "integer"

@@ -210,3 +210,75 @@ def test_the_file_on_disk_is_unchanged_when_refused(block: list[tuple[int, str]]
         with pytest.raises(EditError):
             asyncio.run(edit())
         assert target.read_text() == content
+
+
+def test_new_text_that_could_be_reindented_two_ways_is_refused() -> None:
+    # A 4-space oldText over a 2-space file: removing 2 spaces from every line would put the new
+    # body at 6 spaces, above the existing body at 4 (broken code); halving the levels would not.
+    content = "def f(b):\n  if b:\n    print('c')\n"
+    with pytest.raises(EditError) as caught:
+        applied(content, "    if b:", "    if b:\n        print('d')")
+    message = str(caught.value)
+    assert message.startswith("The indentation of the text does not match m.py")
+    assert "could be re-indented more than one way" in message
+    assert "Copy oldText exactly as the file has it" in message
+    assert "the block starts at line 2" in message
+
+
+def test_dedented_copy_of_a_deep_block_keeps_the_files_unit() -> None:
+    # The matched lines all sit at 8 spaces (which alone would suggest a unit of 8); the file's
+    # other lines show it indents by 4, so the nested new line goes 4 deeper, as the prefix rule says.
+    content = "class A:\n    def f(self):\n        a = 1\n        b = 2\n"
+    result = applied(content, "a = 1\nb = 2", "a = 1\nif a:\n    b = 2")
+    assert result == "class A:\n    def f(self):\n        a = 1\n        if a:\n            b = 2\n"
+
+
+@st.composite
+def nested_block(draw: st.DrawFn) -> list[tuple[int, str]]:
+    """Lines whose levels start at 0 and grow by at most one level at a time, as code nests."""
+    words = draw(st.lists(word, min_size=1, max_size=4))
+    levels = [0]
+    for _ in words[1:]:
+        levels.append(draw(st.integers(min_value=0, max_value=levels[-1] + 1)))
+    return list(zip(levels, words, strict=True))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    block=nested_block(),
+    added=word,
+    at=st.integers(min_value=0, max_value=3),
+    deeper=st.booleans(),
+    file_unit=indent_style,
+    sent_unit=indent_style,
+    file_base=st.integers(min_value=0, max_value=2),
+    sent_base=st.integers(min_value=0, max_value=2),
+)
+def test_applied_reindented_edit_keeps_the_new_lines_levels_in_the_files_unit(
+    block: list[tuple[int, str]],
+    added: str,
+    at: int,
+    deeper: bool,
+    file_unit: str,
+    sent_unit: str,
+    file_base: int,
+    sent_base: int,
+) -> None:
+    # A preamble that shows the file's unit, then the block; the model sends the block in its own
+    # unit and depth, with one line added after line `at` (nested one level deeper, or not).
+    preamble = ["p0:", file_unit + "p1:", file_unit * 2 + "p2"]
+    content = "\n".join([*preamble, *render(block, file_unit, file_base), "end"]) + "\n"
+    at = min(at, len(block) - 1)
+    new_block = [*block[: at + 1], (block[at][0] + int(deeper), "ADDED" + added), *block[at + 1 :]]
+    old = "\n".join(render(block, sent_unit, sent_base))
+    new = "\n".join(render(new_block, sent_unit, sent_base))
+    assume(old not in content)
+    stripped = [line.strip() for line in content.split("\n")]
+    keys = [text for _, text in block]
+    assume(sum(1 for i in range(len(stripped)) if stripped[i : i + len(keys)] == keys) == 1)
+    try:
+        result = applied(content, old, new)
+    except EditError:
+        return  # refusing is allowed; re-indenting the new lines to other relative levels is not
+    expected = "\n".join([*preamble, *render(new_block, file_unit, file_base), "end"]) + "\n"
+    assert result == expected

@@ -135,3 +135,11 @@ def test_snippet(tmp_path: Path) -> None:
     tool = create_ls_tool(str(tmp_path))
     assert tool.prompt_snippet == "List directory contents"
     assert tool.prompt_guidelines == []
+
+
+def test_fractional_limit_is_floored() -> None:
+    from pi.ai.validation import validate_model_arguments
+
+    params = validate_model_arguments("ls", LsParams, {"limit": 2.5})
+    assert isinstance(params, LsParams) and params.limit == 2
+    assert LsParams.model_json_schema()["properties"]["limit"]["type"] == "integer"

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pi.tools.paths import expand_path, normalize_path_argument, read_path_variants, resolve_read_path, resolve_to_cwd
+from pi.tools import ToolName, create_tool
+from pi.tools.paths import (
+    PathArgumentError,
+    expand_path,
+    normalize_path_argument,
+    read_path_variants,
+    resolve_read_path,
+    resolve_to_cwd,
+)
 
 
 @pytest.mark.parametrize("space", ["\u00a0", "\u2000", "\u2005", "\u200a", "\u202f", "\u205f", "\u3000"])
@@ -93,3 +102,33 @@ def test_exists_is_replaceable() -> None:
 
 def test_case_21_double_at(tmp_path: Path) -> None:
     assert resolve_to_cwd("@@x.txt", str(tmp_path)) == str(tmp_path / "@x.txt")
+
+
+NUL_MESSAGE = (
+    "The path 'a\\0b' contains a NUL character (shown as \\0), which no file name can hold. Pass the path without it."
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("read", {"path": "a\0b"}),
+        ("edit", {"path": "a\0b", "edits": [{"oldText": "a", "newText": "b"}]}),
+        ("write", {"path": "a\0b", "content": "x"}),
+        ("grep", {"pattern": "a", "path": "a\0b"}),
+        ("find", {"pattern": "*", "path": "a\0b"}),
+        ("ls", {"path": "a\0b"}),
+    ],
+)
+async def test_nul_character_in_a_path_is_explained(tmp_path: Path, name: ToolName, arguments: dict[str, Any]) -> None:
+    tool = create_tool(name, str(tmp_path))
+    params = tool.parameters.model_validate(arguments)
+    with pytest.raises(PathArgumentError) as caught:
+        await tool.execute("c", params, None, None)
+    assert str(caught.value) == NUL_MESSAGE
+    assert os.listdir(tmp_path) == []
+
+
+def test_nul_from_a_file_url_is_refused_too(tmp_path: Path) -> None:
+    with pytest.raises(PathArgumentError, match="contains a NUL character"):
+        resolve_to_cwd("file:///tmp/a%00b", str(tmp_path))

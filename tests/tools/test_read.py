@@ -380,3 +380,14 @@ async def test_a_file_over_the_small_limit_is_streamed(
     result = await read(tool, "f.txt", offset=39)
     assert text_of(result) == "Line 39\nLine 40\n"
     assert trips[0] == "_read_small" and len(trips) > 1  # checked and sized, then read the streaming way
+
+
+@pytest.mark.parametrize("limit", [0, -1])
+async def test_limit_below_one_is_refused(tool: AgentTool[ReadParams], tmp_path: Path, limit: int) -> None:
+    put(tmp_path, "f.txt", "a\nb\nc\n")
+    with pytest.raises(FileToolError) as caught:
+        await read(tool, "f.txt", limit=limit)
+    assert str(caught.value) == (
+        f"Invalid limit {limit}: limit must be at least 1 (the number of lines to return). Leave limit out to "
+        "read to the end of the file (output is cut at 2000 lines or 50.0KB), or pass a positive number."
+    )

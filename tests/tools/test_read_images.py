@@ -296,10 +296,41 @@ def test_without_pillow_images_pass_through_or_are_omitted(monkeypatch: pytest.M
     )
 
 
-def test_undecodable_image_passes_through() -> None:
+async def test_truncated_image_is_omitted(tool: AgentTool[ReadParams], tmp_path: Path) -> None:
+    # Its size cannot be known without decoding it, and a provider would reject the whole request.
+    (tmp_path / "cut.png").write_bytes(png(400, 100)[:60])
+    result = await read(tool, "cut.png")
+    assert texts(result) == [
+        "Read image file [image/png]\n[Image omitted: could not be resized below the inline image size limit.]"
+    ]
+    assert image_blocks(result) == []
+
+
+async def test_image_too_large_to_decode_is_omitted(
+    tool: AgentTool[ReadParams], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pillow refuses to decode more than twice MAX_IMAGE_PIXELS (a decompression bomb, e.g. 30000x30000);
+    # lowering the threshold trips the same check with a small file.
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 1000)
+    (tmp_path / "bomb.png").write_bytes(png(100, 100))
+    result = await read(tool, "bomb.png")
+    assert texts(result) == [
+        "Read image file [image/png]\n[Image omitted: could not be resized below the inline image size limit.]"
+    ]
+    assert image_blocks(result) == []
+
+
+def test_undecodable_image_passes_through_when_resizing_is_off() -> None:
+    # Nothing has to be decoded then, as in pi: an inline type is sent as it is.
     data = b"\xff\xd8\xff\xe0" + b"not really a jpeg"
-    result = process_image(data, "image/jpeg")
+    result = process_image(data, "image/jpeg", auto_resize=False)
     assert result.ok and base64.b64decode(result.data) == data
+
+
+def test_undecodable_image_that_needs_converting_is_omitted() -> None:
+    assert process_image(b"BM" + bytes(60), "image/bmp").message == (
+        "[Image omitted: could not be converted to a supported inline image format.]"
+    )
 
 
 @pytest.mark.parametrize(

@@ -250,9 +250,9 @@ async def test_case_15_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 async def test_case_16_am_pm(tmp_path: Path) -> None:
-    png = bytes.fromhex(
+    png = bytes.fromhex(  # a valid 1x1 PNG (an undecodable one is omitted, not attached)
         "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-        "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+        "1f15c4890000000d49444154789c6360606060000000050001a5f645400000000049454e44ae426082"
     )
     (tmp_path / "Screenshot 2024-01-01 at 10.00.00\u202fAM.png").write_bytes(png)
     result = await create_read_tool(str(tmp_path)).execute(

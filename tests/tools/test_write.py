@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -179,3 +180,52 @@ def test_lone_surrogates_are_replaced() -> None:
 def test_prompt_lines(tool: AgentTool[WriteParams]) -> None:
     assert tool.prompt_snippet == "Create or overwrite files"
     assert tool.prompt_guidelines == ["Use write only for new files or complete rewrites."]
+
+
+def symlink_loop(directory: Path) -> str:
+    os.symlink("b", directory / "a")
+    os.symlink("a", directory / "b")
+    return "a"
+
+
+@pytest.mark.parametrize(
+    ("make", "message", "next_step"),
+    [
+        pytest.param(
+            symlink_loop,
+            "ELOOP: too many symbolic links encountered, realpath '{d}/a'",
+            "The path is a symlink loop: inspect the links with ls -l, then fix or remove them.",
+            id="symlink-loop",
+        ),
+        pytest.param(
+            lambda _: "x" * 300,
+            "ENAMETOOLONG: name too long, realpath '{d}/" + "x" * 300 + "'",
+            "The path, or one name in it, is too long: use a shorter name.",
+            id="name-too-long",
+        ),
+    ],
+)
+async def test_unresolvable_path_is_reported_with_the_path_and_a_next_step(
+    tool: AgentTool[WriteParams], tmp_path: Path, make: Callable[[Path], str], message: str, next_step: str
+) -> None:
+    path = make(tmp_path)
+    with pytest.raises(FileToolError) as caught:
+        await run(tool, path, "x")
+    assert str(caught.value) == message.format(d=tmp_path) + "\n" + next_step
+
+
+async def test_path_through_a_directory_that_cannot_be_entered(
+    tool: AgentTool[WriteParams], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tests run as root, for whom permission bits do not apply: fail realpath as a user would see it.
+    def denied(path: str, strict: bool = False) -> str:
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr("pi.tools.mutation_queue.os.path.realpath", denied)
+    with pytest.raises(FileToolError) as caught:
+        await run(tool, "locked/f.txt", "x")
+    assert str(caught.value) == (
+        f"EACCES: permission denied, realpath '{tmp_path}/locked/f.txt'\n"
+        "A directory on the path cannot be entered (permission denied): check its permissions with ls -l, "
+        "or use a path elsewhere."
+    )

@@ -24,9 +24,9 @@ from pi.ai.sanitize import replace_surrogates
 from pi.ai.types import TextContent
 from pi.atomic_file import write_file_atomically
 from pi.tools.edit_arguments import prepare_edit_arguments
-from pi.tools.fs_errors import FileToolError, error_code, raise_if_aborted
+from pi.tools.fs_errors import FileToolError, checked_mutation_key, error_code, raise_if_aborted
 from pi.tools.mutation_queue import FileMutationQueue, with_file_mutation_queue
-from pi.tools.paths import resolve_to_cwd
+from pi.tools.paths import PathArgumentError, resolve_to_cwd
 from pi.tools.schema import ToolParams
 
 if TYPE_CHECKING:
@@ -164,11 +164,11 @@ async def compute_edits_diff(
     from pi.tools.edit_engine import EditError, apply_edits
 
     ops = operations or LocalEditOperations()
-    absolute = resolve_to_cwd(path, cwd)
     try:
+        absolute = resolve_to_cwd(path, cwd)
         text = await _load(ops, absolute, path, None)
         outcome = apply_edits(text, _replacements(edits), path, collapse_whitespace=collapse_whitespace)
-    except (FileToolError, EditError) as exc:
+    except (FileToolError, EditError, PathArgumentError) as exc:
         return str(exc)
     result = generate_diff_string(outcome.base_content, outcome.new_content)
     return DiffResult(_printable(result.diff), result.first_changed_line)
@@ -239,6 +239,7 @@ def create_edit_tool(cwd: str, options: EditToolOptions | None = None) -> AgentT
                 ),
             )
 
+        checked_mutation_key(absolute)  # a symlink loop or a name too long fails here, with a next step
         return await with_file_mutation_queue(absolute, mutate, opts.mutation_queue)
 
     return AgentTool(

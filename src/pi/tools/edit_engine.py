@@ -172,6 +172,72 @@ def normalize_for_fuzzy_match(text: str, *, collapse_whitespace: bool = False) -
     return text
 
 
+# --- bytes that are not UTF-8 ---------------------------------------------------------------------
+
+# The tool decodes files with surrogateescape, so each byte that is not UTF-8 is one lone surrogate
+# U+DC80..U+DCFF; `read` decodes with "replace" and shows each undecodable sequence as one U+FFFD.
+_ESCAPED_BYTES = re.compile("[\udc80-\udcff]+")
+
+
+def shown_as_read(text: str) -> str:
+    """`text` as `read` showed it: every undecodable byte sequence as one U+FFFD."""
+    if text.isascii():
+        return text
+    return _ESCAPED_BYTES.sub(
+        lambda run: run.group().encode("utf-8", "surrogateescape").decode("utf-8", "replace"), text
+    )
+
+
+def _undecodable_sequences(text: str) -> list[tuple[int, int]]:
+    """(start, end) in `text` of each run of escaped bytes that `read` showed as one U+FFFD."""
+    sequences: list[tuple[int, int]] = []
+    for run in _ESCAPED_BYTES.finditer(text):
+        raw = run.group().encode("utf-8", "surrogateescape")
+        at = 0
+        while at < len(raw):
+            # An invalid sequence is at most 3 bytes; 4 are enough to see where the first one ends.
+            length = 1
+            try:
+                raw[at : at + 4].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                length = max(1, exc.end) if exc.start == 0 else 1
+            sequences.append((run.start() + at, run.start() + at + length))
+            at += length
+    return sequences
+
+
+def _as_copied_from_read(content: str, old_text: str, path: str, index: int, single: bool) -> str | None:
+    """The file's own text for an oldText copied from `read` output, U+FFFD standing for bad bytes.
+
+    Each U+FFFD then matches exactly one undecodable sequence, so the edit replaces those bytes and
+    leaves the file's other bytes as they were. None when the text is not found that way either.
+    """
+    if "\ufffd" not in old_text or content.isascii():
+        return None
+    sequences = _undecodable_sequences(content)
+    if not sequences:
+        return None
+    shown = shown_as_read(content)
+    hits = _occurrence_lines(shown, old_text)
+    if len(hits) > 1:
+        raise EditError(_ambiguous_message(path, index, single, hits))
+    if not hits:
+        return None
+    shown_start = shown.find(old_text)
+    shown_end = shown_start + len(old_text)
+
+    def to_content(position: int) -> int:
+        # Each sequence before `position` is one character in `shown` and end - start in `content`.
+        extra = 0
+        for start, end in sequences:
+            if start - extra >= position:
+                break
+            extra += end - start - 1
+        return position + extra
+
+    return content[to_content(shown_start) : to_content(shown_end)]
+
+
 # --- applying edits -------------------------------------------------------------------------------
 
 
@@ -221,7 +287,10 @@ def _prepared(content: str, edits: Sequence[Replacement], path: str, collapse_wh
             if fuzzy_content is None:
                 fuzzy_content = normalize_for_fuzzy_match(content, collapse_whitespace=collapse_whitespace)
             fuzzy_old = normalize_for_fuzzy_match(old_text, collapse_whitespace=collapse_whitespace)
-            if not fuzzy_old or fuzzy_old not in fuzzy_content:
+            copied = _as_copied_from_read(content, old_text, path, i, single)
+            if copied is not None:
+                old_text = copied
+            elif not fuzzy_old or fuzzy_old not in fuzzy_content:
                 label = "the text" if single else f"edits[{i}]"
                 recovered = recover_edit(content, old_text, new_text, path, label, collapse_whitespace)
                 if recovered is not None:
@@ -452,6 +521,8 @@ def closest_match_hint(content: str, old_text: str, *, collapse_whitespace: bool
     """
     if not content:
         return "File is empty."
+    # Lines are shown as `read` showed them, so that undecodable bytes appear as U+FFFD, not as escapes.
+    content = shown_as_read(content)
     lines = content.split("\n")
     if content.endswith("\n"):
         lines.pop()
@@ -489,5 +560,6 @@ __all__ = [
     "normalize_for_fuzzy_match",
     "normalize_fuzzy_line",
     "normalize_to_lf",
+    "shown_as_read",
     "strip_bom",
 ]

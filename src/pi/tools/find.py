@@ -21,7 +21,7 @@ from pi.ai.types import PiModel, TextContent
 from pi.tools import ripgrep
 from pi.tools.file_walk import compile_glob
 from pi.tools.paths import resolve_to_cwd
-from pi.tools.schema import ToolParams
+from pi.tools.schema import FlooredInt, ToolParams
 from pi.tools.truncate import DEFAULT_MAX_BYTES, TruncationResult, format_size, truncate_head
 
 DEFAULT_FIND_LIMIT = 1000
@@ -33,7 +33,7 @@ class FindParams(ToolParams):
         description="Glob: '*.ts' matches names at any depth; 'src/**/*.ts' paths relative to path; '**/x/*' any depth"
     )
     path: str | None = Field(default=None, description="Directory to search (default: working directory)")
-    limit: int | None = Field(default=None, description=f"Maximum results (default {DEFAULT_FIND_LIMIT})")
+    limit: FlooredInt | None = Field(default=None, description=f"Maximum results (default {DEFAULT_FIND_LIMIT})")
 
 
 class FindToolDetails(PiModel):

@@ -12,6 +12,7 @@ import errno
 import os
 
 from pi.ai.abort import AbortSignal
+from pi.tools.mutation_queue import mutation_key
 
 ABORTED_MESSAGE = "Operation aborted"
 
@@ -63,11 +64,47 @@ def describe_os_error(exc: OSError, syscall: str, path: str | None = None) -> st
     return text
 
 
+# What to do when the real path of a file to change cannot be found (the file-mutation queue needs it).
+_UNRESOLVABLE_NEXT_STEPS = {
+    errno.ELOOP: "The path is a symlink loop: inspect the links with ls -l, then fix or remove them.",
+    errno.ENAMETOOLONG: "The path, or one name in it, is too long: use a shorter name.",
+    errno.EACCES: (
+        "A directory on the path cannot be entered (permission denied): check its permissions with ls -l, "
+        "or use a path elsewhere."
+    ),
+    errno.EPERM: (
+        "A directory on the path cannot be entered (operation not permitted): check its permissions with ls -l, "
+        "or use a path elsewhere."
+    ),
+}
+
+
+def unresolvable_path_error(exc: OSError, absolute: str) -> FileToolError:
+    """The error for a file whose real path cannot be resolved (symlink loop, name too long, no access).
+
+    Raised before a mutation is queued; Python's ``[Errno 40] ...`` alone would not tell the model
+    which path is at fault or what to try next.
+    """
+    message = describe_os_error(exc, "realpath", absolute)
+    next_step = _UNRESOLVABLE_NEXT_STEPS.get(exc.errno or 0, "Check the path with ls -l, or use a path elsewhere.")
+    return FileToolError(f"{message}\n{next_step}")
+
+
+def checked_mutation_key(absolute: str) -> str:
+    """`mutation_key(absolute)`, with a failure turned into a FileToolError the model can act on."""
+    try:
+        return mutation_key(absolute)
+    except OSError as exc:
+        raise unresolvable_path_error(exc, absolute) from exc
+
+
 __all__ = [
     "ABORTED_MESSAGE",
     "FileToolError",
     "ToolAbortedError",
+    "checked_mutation_key",
     "describe_os_error",
     "error_code",
     "raise_if_aborted",
+    "unresolvable_path_error",
 ]

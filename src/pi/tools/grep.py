@@ -18,7 +18,7 @@ from pi.ai.abort import AbortSignal
 from pi.ai.types import PiModel, TextContent
 from pi.tools import ripgrep
 from pi.tools.paths import resolve_to_cwd
-from pi.tools.schema import ToolParams
+from pi.tools.schema import FlooredInt, ToolParams
 from pi.tools.truncate import DEFAULT_MAX_BYTES, TruncationResult, format_size, truncate_head, truncate_line
 
 DEFAULT_GREP_LIMIT = 100
@@ -35,8 +35,8 @@ class GrepParams(ToolParams):
     )
     ignore_case: bool | None = Field(default=None, alias="ignoreCase", description="Case-insensitive match")
     literal: bool | None = Field(default=None, description="Pattern is plain text")
-    context: int | None = Field(default=None, description="Lines of context around each match")
-    limit: int | None = Field(default=None, description=f"Maximum matches (default {DEFAULT_GREP_LIMIT})")
+    context: FlooredInt | None = Field(default=None, description="Lines of context around each match")
+    limit: FlooredInt | None = Field(default=None, description=f"Maximum matches (default {DEFAULT_GREP_LIMIT})")
 
 
 class GrepToolDetails(PiModel):

@@ -219,8 +219,15 @@ def _process_with_pillow(data: bytes, mime_type: str, auto_resize: bool, limits:
         image: Any = Image.open(io.BytesIO(data))
         image.load()
     except Exception:
-        # Pillow cannot decode it (a truncated file, an unusual variant): the model's provider may still.
-        return _pass_through(data, mime_type, limits)
+        # Pillow cannot decode it: a truncated or corrupt file, or one whose pixel count trips Pillow's
+        # decompression-bomb check. Its size is then unknown, so it can be neither checked against the
+        # limits nor shrunk, and a provider would reject the request it is in; as pi does, say it was
+        # omitted. Without resizing nothing needs decoding, and an inline type is passed on as it is.
+        if mime_type not in INLINE_MIME_TYPES:
+            return ProcessedImage(ok=False, message=CONVERSION_FAILED)
+        if not auto_resize:
+            return _pass_through(data, mime_type, limits)
+        return ProcessedImage(ok=False, message=RESIZE_FAILED)
 
     if mime_type not in INLINE_MIME_TYPES:
         try:

@@ -6,7 +6,9 @@ Two mistakes are common enough to repair and safe to repair when the result is u
   or the block dedented (copied out of context) or over-indented. The file's lines are compared
   with their leading whitespace set aside; when exactly one run of lines matches and the
   difference in indentation follows one rule (a prefix added, a prefix removed, or indent levels
-  shifted and re-spelled in the file's unit), the new text is re-indented by the same rule.
+  shifted and re-spelled in the file's unit), the new text is re-indented by the same rule. When
+  both rules fit the old lines but would indent the new text differently, nothing says which one
+  the model meant, and the edit is refused rather than guessed.
 * Escaped newlines. The model wrote ``\\n`` as two characters (its JSON escaped twice) while the
   file has real line breaks; the escapes are undone in both texts and the match is tried again.
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from pi.tools.edit_engine import EditError, normalize_for_fuzzy_match, normalize_fuzzy_line
@@ -76,9 +79,12 @@ def _units(indents: Sequence[str]) -> list[str]:
 def _level_rule(pairs: Sequence[tuple[str, str]], lines: Sequence[str], file_units: Sequence[str]) -> Reindent | None:
     """Indent levels shifted by a constant and written in the file's unit (tabs for spaces, 2 for 4, ...)."""
     new_indents = [_indent(line) for line in lines if line.strip()]
+    # The whole file's unit comes first: the matched lines alone may all sit at one depth (8 spaces
+    # says nothing about whether the file steps by 4 or by 8), while the file's other lines show it.
+    candidates = list(dict.fromkeys([*file_units, *_units([f for _, f in pairs])]))
     for old_unit in _units([o for o, _ in pairs] + new_indents) or [" " * 4]:
         new_levels = [_levels(indent, old_unit) for indent in new_indents]
-        for file_unit in _units([f for _, f in pairs]) or list(file_units):
+        for file_unit in candidates:
             shifts = {_shift(old, new, old_unit, file_unit) for old, new in pairs}
             if len(shifts) != 1 or None in shifts:
                 continue
@@ -105,16 +111,46 @@ def _shifted(old_unit: str, file_unit: str, shift: int) -> Reindent:
 
 
 def _file_units(lines: Sequence[str]) -> list[str]:
-    return _units([_indent(line) for line in lines if line.strip()][:2000])
+    """The units the file indents by, most used first, from the steps by which its indentation grows.
+
+    Steps rather than a common divisor of all indents: one continuation line aligned at 5 spaces
+    would make the divisor 1 and hide that the file indents by 4.
+    """
+    steps: Counter[str] = Counter()
+    previous = ""
+    for line in [line for line in lines if line.strip()][:2000]:
+        indent = _indent(line)
+        step = indent[len(previous) :]
+        if step and indent.startswith(previous):
+            if set(step) == {"\t"}:
+                steps["\t"] += 1
+            elif set(step) == {" "}:
+                steps[step] += 1
+        previous = indent
+    return [unit for unit, _ in steps.most_common()]
 
 
-def _reindent_rule(
-    old_lines: Sequence[str], window: Sequence[str], new_lines: Sequence[str], file_lines: Sequence[str]
-) -> Reindent | None:
+def _reindented(rule: Reindent | None, lines: Sequence[str]) -> str | None:
+    return None if rule is None else "\n".join(rule(line) for line in lines)
+
+
+def _reindent_new_text(
+    old_lines: Sequence[str], window: Sequence[str], new_lines: Sequence[str], file_lines: Sequence[str], where: str
+) -> str | None:
+    """The new text re-indented as the file's block differs from oldText, or None when no rule fits.
+
+    Both rules are tried. When both fit but disagree (a 4-space oldText over a 2-space file: strip
+    2 spaces from every line, or halve every level?), the new text's nesting is not determined by
+    what the model sent, and a guess can leave broken code, so the edit is refused with `where`.
+    """
     pairs = [(_indent(o), _indent(f)) for o, f in zip(old_lines, window, strict=True) if o.strip()]
     if not pairs:
         return None
-    return _prefix_rule(pairs, new_lines) or _level_rule(pairs, new_lines, _file_units(file_lines))
+    by_prefix = _reindented(_prefix_rule(pairs, new_lines), new_lines)
+    by_level = _reindented(_level_rule(pairs, new_lines, _file_units(file_lines)), new_lines)
+    if by_prefix is not None and by_level is not None and by_prefix != by_level:
+        raise EditError(where)
+    return by_prefix if by_prefix is not None else by_level
 
 
 def _windows(file_keys: Sequence[str], old_keys: Sequence[str]) -> list[int]:
@@ -159,11 +195,15 @@ def reindented_match(
     start = starts[0]
     window = file_lines[start : start + len(old_lines)]
     new_lines = new_text.split("\n")
-    rule = _reindent_rule(old_lines, window, new_lines, file_lines)
-    if rule is None:
+    undetermined = (
+        f"The indentation of {label} does not match {path}, and its new text could be re-indented more than "
+        f"one way. Copy oldText exactly as the file has it, with the file's indentation (the block starts at "
+        f"line {start + 1}), and indent newText the same way."
+    )
+    replacement = _reindent_new_text(old_lines, window, new_lines, file_lines, undetermined)
+    if replacement is None:
         return None
     matched = "\n".join(window)
-    replacement = "\n".join(rule(line) for line in new_lines)
     if with_newline:
         if start + len(old_lines) < len(file_lines):
             matched += "\n"

@@ -20,7 +20,7 @@ from pi.agent.tool import AgentTool, AgentToolResult, OnToolUpdate
 from pi.ai.abort import AbortSignal
 from pi.ai.types import PiModel, TextContent
 from pi.tools.paths import resolve_to_cwd
-from pi.tools.schema import ToolParams
+from pi.tools.schema import FlooredInt, ToolParams
 from pi.tools.truncate import DEFAULT_MAX_BYTES, TruncationResult, format_size, truncate_head
 
 DEFAULT_LS_LIMIT = 500
@@ -28,7 +28,7 @@ DEFAULT_LS_LIMIT = 500
 
 class LsParams(ToolParams):
     path: str | None = Field(default=None, description="Directory to list (default: working directory)")
-    limit: int | None = Field(default=None, description=f"Maximum entries (default {DEFAULT_LS_LIMIT})")
+    limit: FlooredInt | None = Field(default=None, description=f"Maximum entries (default {DEFAULT_LS_LIMIT})")
 
 
 class LsToolDetails(PiModel):

@@ -47,9 +47,23 @@ def expand_path(path: str) -> str:
     return path
 
 
+class PathArgumentError(ValueError):
+    """A `path` argument no file can have; the message tells the model how to pass it instead."""
+
+
 def resolve_to_cwd(path: str, cwd: str) -> str:
-    """Absolute, lexically normalised path; relative arguments are taken relative to the tool's cwd."""
+    """Absolute, lexically normalised path; relative arguments are taken relative to the tool's cwd.
+
+    Raises PathArgumentError for a NUL character (also one from a ``file://`` URL's ``%00``): the OS
+    would refuse it with a bare "embedded null byte", which does not tell the model what went wrong.
+    """
     expanded = expand_path(path)
+    if "\0" in expanded:
+        shown = path.replace("\0", "\\0")
+        raise PathArgumentError(
+            f"The path '{shown}' contains a NUL character (shown as \\0), which no file name can hold. "
+            "Pass the path without it."
+        )
     if os.path.isabs(expanded):
         return os.path.normpath(expanded)
     return os.path.normpath(os.path.join(cwd, expanded))
@@ -84,6 +98,7 @@ def resolve_read_path(path: str, cwd: str, exists: Callable[[str], bool] = os.pa
 
 
 __all__ = [
+    "PathArgumentError",
     "expand_path",
     "normalize_path_argument",
     "read_path_variants",

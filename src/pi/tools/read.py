@@ -422,8 +422,15 @@ async def _read_text(
     signal: AbortSignal | None,
     content: bytes | None = None,
 ) -> AgentToolResult:
+    if limit is not None and limit < 1:
+        # pi would quietly show one line; a model that sent 0 or -1 most likely meant "no limit".
+        raise FileToolError(
+            f"Invalid limit {limit}: limit must be at least 1 (the number of lines to return). "
+            "Leave limit out to read to the end of the file (output is cut at "
+            f"{DEFAULT_MAX_LINES} lines or {format_size(DEFAULT_MAX_BYTES)}), or pass a positive number."
+        )
     start = max(0, offset - 1) if offset else 0
-    stop = start + max(1, limit) if limit is not None else None
+    stop = start + limit if limit is not None else None
     window = await _scan(ops, absolute, start, stop, signal, content)
     total = window.total_lines
     if start >= total and not (start == 0 and total == 0):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import errno
 import json
 import os
 import re
@@ -120,6 +121,27 @@ _READ_SIZE = 1 << 16
 _RG_FILE_ERROR = re.compile(r"^rg: .*\((?:os error \d+)\)$")
 
 
+def _spawn_error(error: OSError, cwd: str | None) -> SearchError:
+    """Why rg could not be started. The child changes into `cwd` before running rg, and a failure
+    there names `cwd`: that is a directory the search cannot enter, not a problem with rg."""
+    if cwd is None or error.filename != cwd:
+        return SearchError(f"Failed to run ripgrep: {error}")
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return SearchError(
+            f"Cannot enter directory {cwd} (permission denied), so it cannot be searched. "
+            "Check its permissions with ls -ld, or search a directory you can read."
+        )
+    if error.errno == errno.ENOENT:
+        return SearchError(
+            f"Directory {cwd} no longer exists. Check the path with ls, "
+            "or leave path out to search the working directory."
+        )
+    reason = (error.strerror or os.strerror(error.errno or 0)).lower()
+    return SearchError(
+        f"Cannot enter directory {cwd} ({reason}), so it cannot be searched. Check the path with ls -ld."
+    )
+
+
 def _rg_grep_args(rg: str, query: GrepQuery, directory: bool) -> list[str]:
     args = [rg, "--no-config", "--json", "--line-number", "--color=never", "--hidden", "--sort", "path"]
     if query.ignore_case:
@@ -154,7 +176,7 @@ async def rg_search(rg: str, query: GrepQuery, signal: AbortSignal | None = None
             cwd=query.search_path if directory else None,
         )
     except OSError as error:
-        raise SearchError(f"Failed to run ripgrep: {error}") from error
+        raise _spawn_error(error, query.search_path if directory else None) from error
     assert proc.stdout is not None and proc.stderr is not None
     outcome = SearchOutcome()
     collector = _Collector(query, outcome)
@@ -347,7 +369,7 @@ async def rg_list_files(rg: str, query: ListQuery, signal: AbortSignal | None = 
             cwd=query.search_path,
         )
     except OSError as error:
-        raise SearchError(f"Failed to run ripgrep: {error}") from error
+        raise _spawn_error(error, query.search_path) from error
     result: dict[str, bytes] = {}
 
     async def collect() -> None:

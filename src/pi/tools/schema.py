@@ -8,9 +8,10 @@ because some providers reject ``$ref`` in tool parameters.
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 
 def _inline(node: Any, definitions: dict[str, Any]) -> Any:
@@ -63,4 +64,26 @@ class ToolParams(BaseModel):
         return compact
 
 
-__all__ = ["ToolParams"]
+def _floor_number(value: Any) -> Any:
+    """A finite number (or numeric string, as the argument coercion allows) floored to an int;
+    anything else is left to the integer validation and its error message.
+
+    Models often send counts as ``1.5`` or ``"10.0"``; pi floors them, and refusing would only cost a retry.
+    """
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        return math.floor(number) if math.isfinite(number) else value
+    if isinstance(value, float) and math.isfinite(value):
+        return math.floor(value)
+    return value
+
+
+FlooredInt = Annotated[int, BeforeValidator(_floor_number)]
+"""An integer parameter that also takes a number and floors it. Its JSON schema stays ``integer``:
+a whole number is what the model should send, and the schema says no more than that."""
+
+
+__all__ = ["FlooredInt", "ToolParams"]

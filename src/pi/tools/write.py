@@ -23,7 +23,7 @@ from pi.ai.abort import AbortSignal
 from pi.ai.sanitize import replace_surrogates
 from pi.ai.types import TextContent
 from pi.atomic_file import write_file_atomically
-from pi.tools.fs_errors import FileToolError, describe_os_error, raise_if_aborted
+from pi.tools.fs_errors import FileToolError, checked_mutation_key, describe_os_error, raise_if_aborted
 from pi.tools.mutation_queue import FileMutationQueue, with_file_mutation_queue
 from pi.tools.paths import resolve_to_cwd
 from pi.tools.schema import ToolParams
@@ -129,6 +129,7 @@ def create_write_tool(cwd: str, options: WriteToolOptions | None = None) -> Agen
             raise_if_aborted(signal)
             return AgentToolResult(content=[TextContent(text=f"Successfully wrote {len(data)} bytes to {params.path}")])
 
+        checked_mutation_key(absolute)  # a symlink loop or a name too long fails here, with a next step
         return await with_file_mutation_queue(absolute, mutate, opts.mutation_queue)
 
     return AgentTool(
