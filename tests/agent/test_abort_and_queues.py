@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from pi.agent import AgentTool, AgentToolResult, ToolExecutionEndEvent, TurnEndEvent
+import pytest
+
+from pi.agent import AgentTool, AgentToolResult, ToolExecutionEndEvent, TurnEndEvent, tool_execution
 from pi.agent.tool import OnToolUpdate
 from pi.ai.abort import AbortSignal
 from pi.ai.faux import FauxProvider, faux_assistant_message, faux_text, faux_tool_call, register_faux_provider
@@ -37,17 +39,20 @@ async def test_abort_during_tools_ends_the_run_and_leaves_a_valid_history(faux: 
     await gate.events_for("b")[0].wait()
     agent.abort()
     await run
-    for _ in range(5):  # the run does not wait for tools to wind down; they do so right after
-        await asyncio.sleep(0)
     assert sorted(gate.saw_abort) == ["a", "b"]  # the signal reached every running tool
     labels = rec.labelled()
-    assert labels[-6:] == [
+    assert labels[-10:] == [
         "message_start:toolResult", "message_end:toolResult", "message_start:toolResult", "message_end:toolResult",
-        "turn_end", "agent_end",
+        "turn_end", "turn_start", "message_start:assistant", "message_end:assistant", "turn_end", "agent_end",
     ]  # fmt: skip
     turn_end = next(e for e in rec.events if isinstance(e, TurnEndEvent))
-    assert [(text_of(r.content[0]), r.is_error) for r in turn_end.tool_results] == [("Operation aborted", True)] * 2
-    assert faux.call_count == 1
+    # Tools that stop on the signal answer for themselves (a real tool keeps its output so far).
+    assert [(text_of(r.content[0]), r.is_error) for r in turn_end.tool_results] == [("stopped by the signal", True)] * 2
+    assert faux.call_count == 1  # the closing turn records the abort without asking the model
+    closing = as_assistant(agent.state.messages[-1])
+    assert (closing.stop_reason, closing.error_message, closing.content) == (
+        "aborted", "This operation was aborted", [],
+    )  # fmt: skip
     assert not agent.state.is_streaming and agent.state.pending_tool_calls == frozenset()
 
     spy = ContextSpy(faux_assistant_message("fresh start"))
@@ -55,6 +60,36 @@ async def test_abort_during_tools_ends_the_run_and_leaves_a_valid_history(faux: 
     await agent.prompt("again")
     assert every_call_answered(spy.contexts[0])
     assert text_of(as_assistant(agent.state.messages[-1]).content[0]) == "fresh start"
+
+
+async def test_abort_answers_for_a_tool_that_ignores_it_after_the_grace(
+    faux: FauxProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tool_execution, "ABORT_GRACE_S", 0.05)
+    gate = Controlled()
+    stubborn_started = asyncio.Event()
+    stubborn_release = asyncio.Event()
+
+    async def stubborn(
+        tool_call_id: str, params: EchoParams, signal: AbortSignal | None, on_update: OnToolUpdate | None
+    ) -> AgentToolResult:
+        stubborn_started.set()
+        await stubborn_release.wait()  # deaf to the signal
+        return text_result("finished late")
+
+    deaf = AgentTool(name="deaf", label="Deaf", description="Ignores aborts.", parameters=EchoParams, execute=stubborn)
+    faux.set_responses([faux_assistant_message([call("wait", {"text": "a"}, "c1"), call("deaf", {"text": "b"}, "c2")])])
+    agent, rec = make_agent(faux, tools=[gate.tool(), deaf])
+    run = asyncio.create_task(agent.prompt("go"))
+    await gate.events_for("a")[0].wait()
+    await stubborn_started.wait()
+    agent.abort()
+    await run  # returns although "deaf" still runs
+    results = next(e for e in rec.events if isinstance(e, TurnEndEvent)).tool_results
+    assert [text_of(r.content[0]) for r in results] == ["stopped by the signal", "Operation aborted"]
+    ends = [e for e in rec.events if isinstance(e, ToolExecutionEndEvent)]
+    assert [e.duration_ms is not None for e in ends] == [True, False]  # the abandoned call never ended
+    stubborn_release.set()
 
 
 async def test_abort_in_sequential_batch_answers_unstarted_calls(faux: FauxProvider) -> None:
@@ -70,7 +105,7 @@ async def test_abort_in_sequential_batch_answers_unstarted_calls(faux: FauxProvi
     labels = rec.labelled()
     assert "tool_execution_start:c2" in labels and "tool_execution_end:c2" in labels
     results = next(e for e in rec.events if isinstance(e, TurnEndEvent)).tool_results
-    assert [text_of(r.content[0]) for r in results] == ["Operation aborted", "Operation aborted"]
+    assert [text_of(r.content[0]) for r in results] == ["stopped by the signal", "Operation aborted"]
 
 
 async def test_abort_while_streaming_ends_aborted_without_tool_calls() -> None:

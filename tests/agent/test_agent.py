@@ -351,7 +351,7 @@ async def test_events_print_as_pi_json(faux: FauxProvider) -> None:
         d["assistantMessageEvent"] for d in updates if d["assistantMessageEvent"]["type"] == "toolcall_start"
     )
     assert call_start["id"] == "c1" and call_start["toolName"] == "echo" and call_start["contentIndex"] == 0
-    assert isinstance(end["durationMs"], float) and end["durationMs"] >= 0
+    assert isinstance(end["durationMs"], int) and end["durationMs"] >= 0  # whole milliseconds, as pi
     turn_end = next(d for d, e in zip(dumped, rec.events, strict=True) if isinstance(e, TurnEndEvent))
     assert turn_end["toolResults"][0]["toolCallId"] == "c1" and turn_end["message"]["stopReason"] == "toolUse"
     assert dumped[0] == {"type": "agent_start"}

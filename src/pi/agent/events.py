@@ -195,7 +195,10 @@ class ToolExecutionEndEvent(Struct):
     result: AgentToolResult
     is_error: bool
     duration_ms: float | None = None
-    """How long the tool's execute() ran (monotonic clock); None when it did not run."""
+    """How long the tool's execute() ran, in milliseconds (monotonic clock); None when it did not run.
+
+    The loop measures whole milliseconds; the wire form is rounded to whole ones in any case, as pi's is.
+    """
     type: Literal["tool_execution_end"] = "tool_execution_end"
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -207,7 +210,7 @@ class ToolExecutionEndEvent(Struct):
             "isError": self.is_error,
         }
         if self.duration_ms is not None:
-            out["durationMs"] = self.duration_ms
+            out["durationMs"] = round(self.duration_ms)
         return out
 
 

@@ -16,10 +16,15 @@ Steering messages are taken after each turn and sent before the next request; fo
 are taken only when the model is done, and start a new turn. An error or abort ends the run after the
 turn's `turn_end`. A failure while preparing a request (a hook, the key lookup, the stream function)
 becomes an assistant message with stopReason "error", never an exception out of the iterator.
+
+An abort during the tool phase still ends that turn normally (every call answered), and then, as pi
+does, one more turn records the abort itself: an empty assistant message with stopReason "aborted".
+The transcript so ends on the assistant's side, with the tools' results (their output so far) before it.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Literal
 
@@ -44,7 +49,10 @@ from pi.ai.event_stream import AssistantMessageEventStream
 from pi.ai.events import DoneEvent, ErrorEvent
 from pi.ai.options import StreamOptions
 from pi.ai.stream import stream_simple
-from pi.ai.types import AssistantMessage, Context, Model, ToolCall, ToolResultMessage
+from pi.ai.types import AssistantMessage, Context, Model, ToolCall, ToolResultMessage, now_ms
+
+REQUEST_ABORTED_TEXT = "This operation was aborted"
+"""The error of a request never sent because the run was aborted first (pi's text for it)."""
 
 
 def agent_loop(
@@ -165,9 +173,9 @@ async def _turns(
                 results = phase.batch.results
                 context.messages.extend(results)
                 new_messages.extend(results)
-                stop = phase.batch.aborted or phase.batch.terminate
+                stop = phase.batch.terminate
             yield TurnEndEvent(reply, results)
-            if stop or _aborted(signal):
+            if stop:
                 yield AgentEndEvent(new_messages)
                 return
             pending = await _poll(config.get_steering_messages)
@@ -206,6 +214,23 @@ def _overlay(base: StreamOptions, top: StreamOptions) -> StreamOptions:
     return replace(base, **changes) if changes else base
 
 
+def _opening_snapshot(partial: AssistantMessage, at_start: bool) -> AssistantMessage:
+    """The reply as `message_start` shows it: as it was when it opened, with stop reason "pending".
+
+    The provider builds its partial in its own task and may have read well past the opening (every
+    chunk of a buffered response) before the loop sees the `start` event, so the live object can
+    already hold the whole reply. A reply opens empty, by the stream's grammar: the snapshot gets its
+    own empty content and usage, and later deltas cannot reach it however late it is serialized. A
+    stream that skips `start` gets a deep copy of what it has built so far, taken once per reply.
+    """
+    if at_start:
+        usage = partial.usage.model_copy(deep=True)
+        return partial.model_copy(update={"content": [], "usage": usage, "stop_reason": "pending"})
+    snapshot = partial.model_copy(deep=True)
+    snapshot.stop_reason = "pending"
+    return snapshot
+
+
 def _aborted_copy(partial: AssistantMessage) -> AssistantMessage:
     """The reply as far as it got; unfinished tool calls are dropped since none of them will run."""
     content = [block for block in partial.content if not isinstance(block, ToolCall)]
@@ -232,18 +257,31 @@ class _Request:
 
     async def run(self) -> AsyncIterator[AgentEvent]:
         model = self.config.model
+        started, started_wall = time.monotonic(), now_ms()
         try:
             response = await self._open()
         except LoopAborted:
-            self.message = failure_message(model, "aborted", ABORTED_TEXT)
+            self.message = failure_message(model, "aborted", REQUEST_ABORTED_TEXT)
         except Exception as exc:
             self.message = failure_message(model, "error", error_text(exc))
         else:
-            async for event in self._stream(response):
+            async for event in self._stream(response, started, started_wall):
                 yield event
             return
+        self._stamp(self.message, started, started_wall)
         yield MessageStartEvent(self.message)
         yield MessageEndEvent(self.message)
+
+    def _stamp(self, message: AssistantMessage, started: float, started_wall: int) -> None:
+        """Record on the reply the thinking level it was asked with and how long it took, as pi does.
+
+        Both are left as the stream function set them (a router that picked another level knows it
+        better); the duration is also not set on a message older than the request (a replayed one).
+        """
+        if message.thinking_level is None:
+            message.thinking_level = self.config.reasoning or "off"
+        if message.duration_ms is None and message.timestamp >= started_wall:
+            message.duration_ms = max(0, round((time.monotonic() - started) * 1000))
 
     async def _open(self) -> AssistantMessageEventStream:
         config, signal = self.config, self.signal
@@ -289,7 +327,9 @@ class _Request:
             ),
         )
 
-    async def _stream(self, response: AssistantMessageEventStream) -> AsyncIterator[AgentEvent]:
+    async def _stream(
+        self, response: AssistantMessageEventStream, started: float, started_wall: int
+    ) -> AsyncIterator[AgentEvent]:
         signal = self.signal
         # On abort, stop reading at once: the provider may take a moment to notice, the run must not.
         remove = signal.add_listener(response.end) if signal is not None else None
@@ -307,9 +347,7 @@ class _Request:
                     break
                 if partial is None:
                     partial = event.partial
-                    # Until the reply ends it has no reason to have ended: "pending" (a snapshot, so
-                    # the message the provider keeps building is untouched).
-                    yield MessageStartEvent(partial.model_copy(update={"stop_reason": "pending"}))
+                    yield MessageStartEvent(_opening_snapshot(partial, event.type == "start"))
                     if event.type == "start":
                         continue
                 yield MessageUpdateEvent(event.partial, event)
@@ -327,10 +365,11 @@ class _Request:
                 final = failure_message(self.config.model, "error", "The model's reply ended without a result")
                 if partial is not None:
                     final = partial.model_copy(update={"stop_reason": "error", "error_message": final.error_message})
+        self._stamp(final, started, started_wall)
         if partial is None:
             yield MessageStartEvent(final)
         self.message = final
         yield MessageEndEvent(final)
 
 
-__all__ = ["agent_loop", "agent_loop_continue", "failure_message"]
+__all__ = ["REQUEST_ABORTED_TEXT", "agent_loop", "agent_loop_continue", "failure_message"]

@@ -7,6 +7,11 @@ its result is refused by every provider, so a lost result would break the next t
 Calls run concurrently unless the config or one of the called tools asks for one at a time. End
 events are reported as tools finish, so a UI shows the fast tool done while the slow one still runs;
 result messages keep the order of the calls, which is the order the model reads them in.
+
+On abort, running tools get `ABORT_GRACE_S` to stop: one that honours the signal ends with its own
+result (bash keeps the output so far, under "Command aborted"), which is what the user and the model
+need to see. A tool still running after that is left to finish unobserved and answered with
+"Operation aborted", so a tool that ignores the signal cannot hold the session.
 """
 
 from __future__ import annotations
@@ -48,10 +53,17 @@ from pi.ai.validation import check_tool_call_arguments, validate_model_arguments
 T = TypeVar("T")
 
 ABORTED_TEXT = "Operation aborted"
+ABORT_GRACE_S = 2.0
+"""How long an abort waits for running tools to stop on their own before answering for them."""
 TRUNCATED_CALL_TEXT = (
     'Tool call "{name}" was not executed: the response hit the output token limit, so its arguments may be '
     "truncated. Re-issue the tool call with complete arguments."
 )
+
+
+def _elapsed_ms(started: float) -> int:
+    """Whole milliseconds since `started` (a `time.monotonic()` reading), as pi reports durations."""
+    return round((time.monotonic() - started) * 1000)
 
 
 class LoopAborted(Exception):
@@ -118,7 +130,7 @@ class _Call(Struct, eq=False):
     is_error: bool = False
     ended: bool = False
     task: asyncio.Task[None] | None = None
-    duration_ms: float | None = None
+    duration_ms: int | None = None
 
 
 class _Finished(Struct):
@@ -140,9 +152,14 @@ class _Aborted:
     pass
 
 
-_ABORT = _Aborted()
+class _GraceOver:
+    pass
 
-_Signal = _Finished | _Update | _Aborted
+
+_ABORT = _Aborted()
+_GRACE_OVER = _GraceOver()
+
+_Signal = _Finished | _Update | _Aborted | _GraceOver
 
 _background: set[asyncio.Task[None]] = set()
 """Tools that ignored an abort keep running unobserved; held here so they are not collected mid-run."""
@@ -295,23 +312,38 @@ class ToolPhase:
                 yield event
 
     async def _drain(self) -> AsyncIterator[AgentEvent]:
-        """Report updates and completions of the running tools until all have ended or the run aborts."""
+        """Report updates and completions of the running tools until all have ended.
+
+        After an abort the tools have `ABORT_GRACE_S` to end; those that do not are left running
+        in the background (their calls are answered by the caller).
+        """
         channel = self._channel
-        while any(item.task is not None and not item.ended for item in self._items):
-            report = await channel.get()
-            if isinstance(report, _Update):
-                yield report.event
-                if not report.ack.done():
-                    report.ack.set_result(None)
-            elif isinstance(report, _Finished):
-                yield self._end(report.item, report.result, report.is_error)
-            else:
-                for item in self._items:
-                    task = item.task
-                    if task is not None and not task.done():
-                        _background.add(task)
-                        task.add_done_callback(_background.discard)
-                return
+        grace: asyncio.TimerHandle | None = None
+        try:
+            while any(item.task is not None and not item.ended for item in self._items):
+                report = await channel.get()
+                if isinstance(report, _Update):
+                    yield report.event
+                    if not report.ack.done():
+                        report.ack.set_result(None)
+                elif isinstance(report, _Finished):
+                    yield self._end(report.item, report.result, report.is_error)
+                elif isinstance(report, _Aborted):
+                    if grace is None:
+                        grace = asyncio.get_running_loop().call_later(ABORT_GRACE_S, channel.put, _GRACE_OVER)
+                else:
+                    self._abandon_running()
+                    return
+        finally:
+            if grace is not None:
+                grace.cancel()
+
+    def _abandon_running(self) -> None:
+        for item in self._items:
+            task = item.task
+            if task is not None and not task.done():
+                _background.add(task)
+                task.add_done_callback(_background.discard)
 
     # -- one call --------------------------------------------------------------------------------
 
@@ -363,7 +395,7 @@ class ToolPhase:
 
         def on_update(partial: AgentToolResult) -> Awaitable[None]:
             ack: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            if item.ended or self.batch.aborted:
+            if item.ended:
                 ack.set_result(None)
             else:
                 event = ToolExecutionUpdateEvent(call.id, call.name, call.arguments, partial)
@@ -375,12 +407,12 @@ class ToolPhase:
             result = await tool.execute(call.id, item.params, self.signal, on_update)
             is_error = result.is_error
         except asyncio.CancelledError:
-            item.duration_ms = (time.monotonic() - started) * 1000
+            item.duration_ms = _elapsed_ms(started)
             channel.put(_Finished(item, error_result(ABORTED_TEXT), True))
             raise
         except Exception as exc:
             result, is_error = error_result(error_text(exc)), True
-        item.duration_ms = (time.monotonic() - started) * 1000
+        item.duration_ms = _elapsed_ms(started)
         result, is_error = await self._after(item, result, is_error)
         channel.put(_Finished(item, result, is_error))
 
@@ -441,6 +473,7 @@ class ToolPhase:
                 details=result.details,
                 usage=result.usage,
                 is_error=item.is_error,
+                duration_ms=item.duration_ms,
             )
         except ValidationError as exc:
             message = ToolResultMessage(
@@ -449,6 +482,7 @@ class ToolPhase:
                 content=[TextContent(text=f"Tool {call.name} returned content that is not text or images: {exc}")],
                 details={},
                 is_error=True,
+                duration_ms=item.duration_ms,
             )
         self.batch.results.append(message)
         return MessageStartEvent(message), MessageEndEvent(message)
@@ -456,6 +490,7 @@ class ToolPhase:
 
 __all__ = [
     "ABORTED_TEXT",
+    "ABORT_GRACE_S",
     "TRUNCATED_CALL_TEXT",
     "LoopAborted",
     "ToolBatch",

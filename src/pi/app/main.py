@@ -169,8 +169,8 @@ def _choose_model(args: Args, settings: Any, auth: Any, registry: Any) -> tuple[
             resolved = resolve_registry_model(
                 args.model or "", registry, args.provider, api_key_given=bool(args.api_key)
             )
-        except ModelResolutionError as exc:
-            raise CliError(str(exc)) from exc
+        except ModelResolutionError as exc:  # worded as pi words every fatal start-up problem
+            raise CliError(f"Error: {exc}") from exc
         if resolved.warning:
             _warn(f"Warning: {resolved.warning}")
         model = resolved.model

@@ -110,6 +110,16 @@ class _LateEnvironment:
         """The session model's image resize profile, for `read` (None: the defaults)."""
         return self.session.image_resize_profile() if self.session is not None else None
 
+    def unsupported_image_model(self) -> str | None:
+        """The session model's id when it takes no images, for `read` to note in its details.
+
+        Asked at each read, so a switch to or from a vision model applies at once.
+        """
+        model = self.session.model if self.session is not None else None
+        if model is None or "image" in model.input:
+            return None
+        return model.id
+
 
 def _build_tools(opts: CreateSessionOptions, cwd: Path, environment: _LateEnvironment) -> list[AgentTool[Any]]:
     if opts.tools is not None:
@@ -124,8 +134,12 @@ def _build_tools(opts: CreateSessionOptions, cwd: Path, environment: _LateEnviro
         from pi.tools import ReadToolOptions
 
         read = options.read or ReadToolOptions()
-        image_resize = read.image_resize or environment.image_resize
-        options = msgspec.structs.replace(options, read=msgspec.structs.replace(read, image_resize=image_resize))
+        read = msgspec.structs.replace(
+            read,
+            image_resize=read.image_resize or environment.image_resize,
+            unsupported_image_model=read.unsupported_image_model or environment.unsupported_image_model,
+        )
+        options = msgspec.structs.replace(options, read=read)
     return [*(create_tool(name, str(cwd), options) for name in names), *opts.custom_tools]  # type: ignore[arg-type]
 
 
@@ -184,10 +198,14 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
 
     restored = session.build_deferred_context()
     model = _choose_model(opts, registry, settings, restored)
-    resumed = bool(session.get_entries())
+    # A session is resumed when its branch holds messages, as pi decides it: entries alone (the
+    # session_info `--name` writes before the first prompt) do not make a conversation to restore,
+    # and the new session must still record its model and thinking level.
+    resumed = len(restored.messages) > 0
+    has_level_entry = resumed and any(entry.type == "thinking_level_change" for entry in session.get_branch())
     level = (
         opts.thinking_level
-        or (restored.thinking_level if resumed else None)
+        or (restored.thinking_level if has_level_entry else None)
         or settings.get("defaultThinkingLevel")
         or DEFAULT_THINKING_LEVEL
     )
@@ -221,8 +239,11 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
         extension_config=_extension_config(opts, agent_dir),
     )
     environment.session = agent_session
-    if not resumed and model is not None:
-        session.append_model_change(model.provider, model.id)
+    if not resumed:
+        if model is not None:
+            session.append_model_change(model.provider, model.id)
+        session.append_thinking_level_change(level)
+    elif not has_level_entry:  # an older session without one: record the level it now runs with
         session.append_thinking_level_change(level)
     return agent_session
 
