@@ -57,11 +57,14 @@ def assert_screen_matches_full_render(tui: TUI, term: FakeTerminal) -> None:
             mode="fullscreen",
             theme=tui.theme,
             scrollbar=tui.scrollbar,
+            clock=tui.clock,
         )
         fresh.overlays = list(tui.overlays)
         fresh.dock_min_rows = dict(tui.dock_min_rows)
         fresh.scroll.following = tui.scroll.following
         fresh.scroll.offset = tui.scroll.offset
+        for shown in ("moves", "bar_seen_moves", "bar_until", "bar_active"):  # an `auto` bar shown now
+            setattr(fresh.scroll, shown, getattr(tui.scroll, shown))
         fresh.start()
         expected = fresh_term.screen
         actual = term.screen

@@ -123,7 +123,7 @@ def test_wheel_lines_setting_and_alt_multiplier() -> None:
 
 def test_scrollbar_in_the_last_column() -> None:
     theme = builtin_theme("dark")
-    tui, term, _ = _started(theme=theme)
+    tui, term, _ = _started(theme=theme, scrollbar="always")
     rows = term.display()
     bar = [row[-1] for row in rows[:9]]
     assert set(bar) <= {"│", "┃"} and "┃" in bar and bar[-1] == "┃"
@@ -142,6 +142,131 @@ def test_scrollbar_auto_only_when_overflowing_and_hidden_mode() -> None:
     assert term.display()[0].endswith("┃")
     _, term, _ = _started(count=50, scrollbar="hidden")
     assert all("│" not in row and "┃" not in row for row in term.display())
+
+
+class _Clock:
+    """A clock the test moves by hand (the TUI reads it to time the `auto` scrollbar)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _bar_column(term: FakeTerminal, rows: int = 9) -> str:
+    return "".join(row.ljust(term.columns)[-1] for row in term.display()[:rows])
+
+
+def test_auto_scrollbar_keeps_the_full_width_and_shows_only_after_scrolling() -> None:
+    """pi 1.6.0: `auto` never narrows the transcript; the bar appears over its last column for a
+    second after the view moves, then goes."""
+    clock = _Clock()
+    tui, term, doc = _started(count=3, clock=clock)
+    doc.add(Text("x" * 40))  # exactly the terminal width: one row, not wrapped
+    tui.render_now()
+    assert tui.document_width == 40 and "x" * 40 in term.display()
+    _fill(doc, 30)
+    tui.render_now()
+    assert tui.scroll.overflows and tui.document_width == 40
+    assert set(_bar_column(term)) <= {" ", *"0123456789"}  # the transcript's own text, no bar
+    tui.handle_input(PAGE_UP)
+    tui.render_now()
+    bar = _bar_column(term)
+    assert set(bar) <= {"│", "┃"} and "┃" in bar
+    assert tui.document_width == 40
+    assert_screen_matches_full_render(tui, term)
+    clock.now += 0.5
+    tui.render_now()
+    assert "┃" in _bar_column(term)
+    clock.now += 0.6
+    tui.render_now()
+    assert not set(_bar_column(term)) & {"│", "┃"}
+    assert_screen_matches_full_render(tui, term)
+
+
+def test_auto_scrollbar_gone_once_the_transcript_fits_again() -> None:
+    """The transcript overflowed while the dock was tall; once the dock shrinks back it fits at the
+    full width (though not one column narrower): no bar, no narrower wrapping."""
+    tui, term, doc, dock = make_tui(40, 12, mode="fullscreen")
+    for i in range(8):
+        doc.add(Text(f"{i:<39}x"))  # 40 cells: one row at the full width, two at 39
+    dock.add(Text("editor"))
+    tui.start()
+    dock.add(Text("tall"))
+    dock.add(Text("dock"))
+    dock.add(Text("rows"))
+    dock.add(Text("here"))
+    dock.add(Text("now"))
+    tui.render_now()
+    assert tui.scroll.overflows
+    tui.handle_input(WHEEL_UP)
+    tui.render_now()
+    for _ in range(5):
+        dock.children.pop()
+    tui.handle_input(CTRL_END)
+    tui.render_now()
+    assert not tui.scroll.overflows and tui.document_width == 40
+    rows = term.display()
+    assert rows[:8] == [f"{i:<39}x" for i in range(8)]
+    assert_screen_matches_full_render(tui, term)
+
+
+def test_following_new_output_does_not_show_the_auto_scrollbar() -> None:
+    tui, term, doc = _started()
+    for i in range(5):
+        doc.add(Text(f"more {i}"))
+        tui.render_now()
+    assert not set(_bar_column(term)) & {"│", "┃"}
+
+
+def test_auto_scrollbar_keeps_the_background_it_covers() -> None:
+    theme = builtin_theme("dark")
+    tui, term, doc = _started(count=3, theme=theme)
+    doc.add(Text(theme.bg("toolSuccessBg", "card".ljust(40))))
+    _fill(doc, 30)
+    tui.render_now()
+    tui.handle_input(CTRL_HOME)
+    tui.render_now()
+    row = 3
+    assert term.display()[row].startswith("card")
+    card_bg = term.cell(row, 0).bg
+    assert term.cell(row, 39).data in ("│", "┃") and term.cell(row, 39).bg == card_bg != "default"
+    assert term.cell(0, 39).bg == "default"
+
+
+def test_pointer_on_the_auto_scrollbar_keeps_it_shown_with_a_solid_thumb() -> None:
+    clock = _Clock()
+    tui, term, _ = _started(clock=clock)
+    tui.handle_input("\x1b[<35;40;3M")  # pointer motion (no button) onto the last column
+    tui.render_now()
+    assert "█" in _bar_column(term)
+    clock.now += 5
+    tui.render_now()
+    assert "█" in _bar_column(term)  # still hovered
+    tui.handle_input("\x1b[<35;10;3M")  # moved away: the bar stays a moment longer
+    tui.render_now()
+    assert "┃" in _bar_column(term) and "█" not in _bar_column(term)
+    clock.now += 1.1
+    tui.render_now()
+    assert not set(_bar_column(term)) & {"│", "┃", "█"}
+
+
+@pytest.mark.asyncio
+async def test_auto_scrollbar_goes_away_by_itself() -> None:
+    """The TUI schedules the frame that hides the bar; nothing else has to happen."""
+    import asyncio
+
+    tui, term, _ = _started()
+    tui.handle_input(PAGE_UP)
+    tui.render_now()
+    assert "┃" in _bar_column(term)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 10
+    while "┃" in _bar_column(term):
+        assert loop.time() < deadline, "the scrollbar stayed"
+        await asyncio.sleep(0.02)
+    tui.stop()
 
 
 def test_only_changed_rows_are_rewritten() -> None:
@@ -214,7 +339,7 @@ def test_top_right_overlay() -> None:
     tui.show_overlay(Text("Copied!"), anchor="top-right", width=7, focus=False)
     tui.render_now()
     row = term.display()[0]
-    assert row.startswith("line 21") and row[32:] == "Copied!│"
+    assert row.startswith("line 21") and row[32:] == "Copied!"
 
 
 def test_hardware_cursor_in_fullscreen() -> None:
@@ -316,7 +441,7 @@ def test_too_wide_transcript_line_stops_even_under_the_scrollbar(tmp_path: Path)
             return None
 
     log = tmp_path / "pi-tui-crash.log"
-    tui, term, doc = _started(count=40, crash_log_path=log)
+    tui, term, doc = _started(count=40, crash_log_path=log, scrollbar="always")
     doc.add(Wide())
     with pytest.raises(TUIStopped, match=r"Rendered line 40 exceeds terminal width \(40 > 39\)\."):
         tui.render_now()

@@ -73,9 +73,26 @@ def test_search_filters_and_enter_cycles_values() -> None:
     assert lines[2:4] == ["→ Editor padding                    0", "  Output padding                    1"]
     assert lines[4] == ""
     panel.handle_input("\r")
-    panel.handle_input(" ")
+    panel.handle_input("\r")
     assert changes == [("padding", "1"), ("padding", "2")]
     assert plain(panel.render(110))[2].endswith("2")
+
+
+def test_space_changes_the_setting_only_while_the_search_is_empty() -> None:
+    """As in pi: with a query typed, Space is part of the query (`auto c`), not a change."""
+    changes: list[tuple[str, str]] = []
+    panel = SettingsList(items(), Theme.plain(), on_change=lambda i, v: changes.append((i, v)))
+    panel.handle_input(" ")
+    assert changes == [("autocompact", "false")]
+    for ch in "auto c":
+        panel.handle_input(ch)
+    lines = plain(panel.render(110))
+    assert lines[0] == "> auto c"
+    assert changes == [("autocompact", "false")]
+    assert lines[2].startswith("→ Auto-compact")
+    panel.handle_input("\x1b[32u")  # Space as the kitty keyboard protocol reports it
+    assert panel.search.value == "auto c "
+    assert len(changes) == 1
 
 
 def test_submenu_replaces_the_panel_until_done() -> None:

@@ -12,12 +12,13 @@ from typing import Literal
 from pi.tui.component import CURSOR_MARKER, Component
 from pi.tui.overlay import composite
 from pi.tui.render_regular import check_widths, line_out
-from pi.tui.scroll_view import JUMP_PILL_TEXT, THUMB_CHAR, TRACK_CHAR, ScrollView
-from pi.tui.text_width import pad_to_width, visible_width
+from pi.tui.scroll_view import JUMP_PILL_TEXT, THUMB_ACTIVE_CHAR, THUMB_CHAR, TRACK_CHAR, ScrollView
+from pi.tui.text_width import ANSI_RE, SgrState, pad_to_width, slice_columns, visible_width
 
 __all__ = ["FullscreenRenderer", "ScrollbarMode", "compose_dock", "compose_screen", "pill_span"]
 
 ScrollbarMode = Literal["auto", "always", "hidden"]
+_LINK_CLOSE = "\x1b]8;;\x1b\\"  # ends an OSC 8 hyperlink left open before the scrollbar cell
 EDITOR_MIN_ROWS = 3
 
 
@@ -64,15 +65,21 @@ def compose_screen(
     style: Callable[[str, str], str] | None = None,
     pill_style: Callable[[str], str] | None = None,
     decorate: Callable[[list[str], int, int], list[str]] | None = None,
+    bar_revealed: bool = False,
 ) -> tuple[list[str], int, int]:
     """Screen rows for a frame, the number of transcript rows at the top, and the transcript width.
 
-    `decorate(rows, first_line, width)` may restyle the visible transcript rows (selection, search
-    matches, image placements) before the scrollbar and the pill are drawn over them.
+    `always` keeps the last column for the scrollbar, so the transcript is one column narrower.
+    `auto` lays the transcript out at the full width and, while `bar_revealed` (just scrolled, or
+    the pointer is on the bar) and the transcript overflows, draws the bar over its last column:
+    the text never re-wraps when the bar comes and goes. `decorate(rows, first_line, width)` may
+    restyle the visible transcript rows (selection, search matches, image placements) before the
+    scrollbar and the pill are drawn over them.
     """
     dock = compose_dock(dock_parts, height)
     view_height = max(0, height - len(dock))
-    doc_width, lines = _document_lines(document, scroll, width, view_height, scrollbar)
+    doc_width = width - 1 if scrollbar == "always" and width > 1 else width
+    lines = document.render(doc_width)
     scroll.update(len(lines), view_height)
     rows = lines[scroll.offset : scroll.offset + view_height]
     check_widths(rows, doc_width, scroll.offset)
@@ -81,15 +88,9 @@ def compose_screen(
         rows = rows + [""] * (view_height - len(rows))
     if decorate is not None:
         rows = decorate(rows, scroll.offset, doc_width)
-    if doc_width < width and view_height > 0:
-        start, size = scroll.thumb()
-        paint = style or (lambda _token, text: text)
-        track = paint("scrollbarTrack", TRACK_CHAR)
-        thumb = paint("scrollbarThumb", THUMB_CHAR)
-        rows = [
-            pad_to_width(row, doc_width) + "\x1b[0m" + (thumb if start <= i < start + size else track)
-            for i, row in enumerate(rows)
-        ]
+    overlaid = scrollbar == "auto" and bar_revealed and scroll.overflows and width > 1
+    if view_height > 0 and (doc_width < width or overlaid):
+        rows = _paint_scrollbar(rows, scroll, width, style, keep_background=overlaid)
     if not scroll.following and view_height > 0:
         col, w = pill_span(doc_width)
         text = JUMP_PILL_TEXT if w == visible_width(JUMP_PILL_TEXT) else JUMP_PILL_TEXT[:w]
@@ -98,28 +99,39 @@ def compose_screen(
     return rows + dock, view_height, doc_width
 
 
-def _document_lines(
-    document: Component, scroll: ScrollView, width: int, view_height: int, scrollbar: ScrollbarMode
-) -> tuple[int, list[str]]:
-    """The transcript lines and their width: one column less while a scrollbar is shown.
+def _paint_scrollbar(
+    rows: list[str],
+    scroll: ScrollView,
+    width: int,
+    style: Callable[[str, str], str] | None,
+    *,
+    keep_background: bool,
+) -> list[str]:
+    """Track and thumb in the last column. Drawn over the transcript (`auto`), the cell keeps the
+    background it covers, so a tool card's panel runs on to the screen edge under the bar."""
+    start, size = scroll.thumb()
+    paint = style or (lambda _token, text: text)
+    track = paint("scrollbarTrack", TRACK_CHAR)
+    thumb = paint("scrollbarThumb", THUMB_ACTIVE_CHAR if scroll.bar_active else THUMB_CHAR)
+    painted: list[str] = []
+    for i, row in enumerate(rows):
+        bar = thumb if start <= i < start + size else track
+        before = pad_to_width(slice_columns(row, 0, width - 1), width - 1)
+        background = _background_at(row, width - 1) if keep_background else ""
+        close = _LINK_CLOSE if "\x1b]8;" in before else ""
+        painted.append(before + "\x1b[0m" + close + background + bar + "\x1b[0m")
+    return painted
 
-    With `auto` the previous frame's choice is tried first, so a long transcript is not wrapped at
-    two widths every frame.
-    """
-    if width <= 1 or scrollbar == "hidden":
-        return width, document.render(width)
-    if scrollbar == "always":
-        return width - 1, document.render(width - 1)
-    if scroll.bar_width == width:
-        lines = document.render(width - 1)
-        if len(lines) > view_height:
-            return width - 1, lines
-    lines = document.render(width)
-    if len(lines) > view_height:
-        scroll.bar_width = width
-        return width - 1, document.render(width - 1)
-    scroll.bar_width = -1
-    return width, lines
+
+def _background_at(row: str, col: int) -> str:
+    """The SGR that re-opens the background colour of cell `col` of `row` ("" for the default)."""
+    cell = slice_columns(row, col, col + 1)
+    if "\x1b" not in cell:
+        return ""
+    state = SgrState()
+    for match in ANSI_RE.finditer(cell):
+        state.apply(match.group())
+    return f"\x1b[{state.bg}m" if state.bg else ""
 
 
 class FullscreenRenderer:

@@ -11,6 +11,7 @@ __all__ = ["JUMP_PILL_TEXT", "ScrollView", "WheelAccelerator"]
 JUMP_PILL_TEXT = " ↓ Jump to latest message · Ctrl+End "
 TRACK_CHAR = "│"
 THUMB_CHAR = "┃"
+THUMB_ACTIVE_CHAR = "█"
 
 
 class ScrollView:
@@ -21,7 +22,15 @@ class ScrollView:
         self.following = True
         self.total = 0
         self.height = 0
-        self.bar_width = -1  # screen width at which the last frame needed a scrollbar
+        self.moves = 0
+        """Counts the times the offset was moved on purpose (keys, wheel, drag, jumps; not following
+        the end while output arrives): an `auto` scrollbar shows for a moment after each move."""
+        self.bar_seen_moves = 0
+        """`moves` as of the last frame that looked (a larger `moves` starts the scrollbar's delay)."""
+        self.bar_until = 0.0
+        """Clock time until which an `auto` scrollbar stays shown after the latest move."""
+        self.bar_active = False
+        """The pointer is over the scrollbar column or drags the thumb: the scrollbar shows meanwhile."""
 
     @property
     def max_offset(self) -> int:
@@ -42,10 +51,15 @@ class ScrollView:
             if self.offset >= self.max_offset and self.max_offset == 0:
                 self.following = True
 
+    def _move_to(self, offset: int) -> None:
+        if offset != self.offset:
+            self.moves += 1
+        self.offset = offset
+
     def scroll_by(self, lines: int) -> None:
         if lines == 0:
             return
-        self.offset = min(max(0, self.offset + lines), self.max_offset)
+        self._move_to(min(max(0, self.offset + lines), self.max_offset))
         self.following = self.offset >= self.max_offset
 
     def page_step(self) -> int:
@@ -62,16 +76,16 @@ class ScrollView:
         self.scroll_by(direction * max(1, self.height // 2))
 
     def to_top(self) -> None:
-        self.offset = 0
+        self._move_to(0)
         self.following = self.max_offset == 0
 
     def to_bottom(self) -> None:
         self.following = True
-        self.offset = self.max_offset
+        self._move_to(self.max_offset)
 
     def scroll_to_line(self, index: int) -> None:
         """Put document line `index` at the top of the view (as far as the end allows)."""
-        self.offset = min(max(0, index), self.max_offset)
+        self._move_to(min(max(0, index), self.max_offset))
         self.following = self.offset >= self.max_offset
 
     def thumb(self) -> tuple[int, int]:

@@ -2,8 +2,9 @@
 
 Layout: the ``> `` search field, a blank line, the visible rows, the ``(i/N)`` counter when
 they do not all fit, a blank line, the selected item's description, a blank line and the hint
-``Type to search · Enter/Space to change · Esc to cancel``. Enter or Space cycles an item's values
-or opens its submenu; changes are reported through ``on_change`` right away.
+``Type to search · Enter/Space to change · Esc to cancel``. Enter, or Space while the search is
+empty, cycles an item's values or opens its submenu; changes are reported through ``on_change``
+right away.
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ class SettingsList:
             return self.submenu.handle_input(data)
         kb = self.keybindings
         count = len(self.filtered)
+        space = data == " " or matches_key(data, "space")
         if kb.matches(data, "tui.select.up"):
             if count:
                 self.selected = (self.selected - 1) % count
@@ -102,14 +104,15 @@ class SettingsList:
             self.selected = max(0, self.selected - self.max_visible)
         elif kb.matches(data, "tui.select.pageDown"):
             self.selected = max(0, min(count - 1, self.selected + self.max_visible))
-        elif kb.matches(data, "tui.select.confirm") or matches_key(data, "space") or data == " ":
+        elif kb.matches(data, "tui.select.confirm") or (space and not self.search.value):
+            # Space changes the setting only while nothing is typed: inside a query it is a space.
             self._activate()
         elif kb.matches(data, "tui.select.cancel"):
             if self.on_cancel is not None:
                 self.on_cancel()
         else:
             before = self.search.value
-            if not self.search.handle_input(data):
+            if not self.search.handle_input(" " if space else data):
                 return False
             if self.search.value != before:
                 self.filtered = fuzzy_filter(self.items, self.search.value, key=lambda item: item.label)

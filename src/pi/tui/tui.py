@@ -45,6 +45,8 @@ MouseHandler = Callable[[MouseEvent], bool]
 #: Restyles the visible transcript rows of a fullscreen frame: (rows, first document line, width) -> rows.
 RowDecorator = Callable[[list[str], int, int], list[str]]
 FRAME_INTERVAL = 0.016
+#: How long an `auto` scrollbar stays after the view was scrolled (pi: 1 s).
+SCROLLBAR_SHOW_SECONDS = 1.0
 
 
 class TUIStopped(Exception):
@@ -104,6 +106,7 @@ class TUI:
         self._view_height = 0
         self._doc_width = 0
         self.dragging_scrollbar = False
+        self._bar_timer: asyncio.TimerHandle | None = None
         self.terminal_focused = True
         #: Called with the error when a scheduled frame fails (after the terminal is restored).
         self.on_fatal: Callable[[BaseException], None] | None = None
@@ -217,6 +220,9 @@ class TUI:
         if self._frame_handle is not None:
             self._frame_handle.cancel()
             self._frame_handle = None
+        if self._bar_timer is not None:
+            self._bar_timer.cancel()
+            self._bar_timer = None
 
     def render_now(self) -> None:
         """Render and write one frame immediately."""
@@ -259,10 +265,32 @@ class TUI:
             self.theme.fg if self.theme is not None else None,
             self._pill_style,
             self._decorate if self.row_decorators or self.images is not None else None,
+            self._scrollbar_revealed(),
         )
         rows = self._with_overlays(rows, width, height)
         prefix = self.images.take_output() if self.images is not None else ""
         return prefix + self.fullscreen.frame(rows, width, height)
+
+    def _scrollbar_revealed(self) -> bool:
+        """Whether an `auto` scrollbar shows in this frame: for a second after the view was scrolled,
+        and while the pointer is on it (as pi does: it is a scroll-position hint, not a fixture)."""
+        scroll = self.scroll
+        now = self.clock()
+        if scroll.moves != scroll.bar_seen_moves:
+            scroll.bar_seen_moves = scroll.moves
+            self.reveal_scrollbar(now)
+        return scroll.bar_active or now < scroll.bar_until
+
+    def reveal_scrollbar(self, now: float | None = None) -> None:
+        """Show an `auto` scrollbar for `SCROLLBAR_SHOW_SECONDS` from now, then redraw without it."""
+        now = self.clock() if now is None else now
+        self.scroll.bar_until = now + SCROLLBAR_SHOW_SECONDS
+        if self._bar_timer is not None:
+            self._bar_timer.cancel()
+            self._bar_timer = None
+        with contextlib.suppress(RuntimeError):  # without a loop the owner draws the next frame itself
+            loop = asyncio.get_running_loop()
+            self._bar_timer = loop.call_later(SCROLLBAR_SHOW_SECONDS + 0.02, self.request_render)
 
     def _decorate(self, rows: list[str], first_line: int, width: int) -> list[str]:
         for decorator in self.row_decorators:
@@ -426,6 +454,10 @@ class TUI:
         if data in ("\x1b[I", "\x1b[O"):  # focus in/out reports (mouse mode ?1004)
             self.terminal_focused = data == "\x1b[I"
             self.dragging_scrollbar = False
+            if self.scroll.bar_active:
+                self.scroll.bar_active = False
+                self.reveal_scrollbar()
+                self.request_render()
             for focus_listener in list(self.focus_listeners):
                 focus_listener(self.terminal_focused)
             return

@@ -72,9 +72,10 @@ def handle_mouse(tui: TUI, data: str) -> bool:
     if event.button == 0 and event.pressed and not event.motion and tui.pill_hit(event.row, event.col):
         tui.scroll.to_bottom()
         return True
+    hover_changed = _track_scrollbar_hover(tui, event)
     if _drag_scrollbar(tui, event):
         return True
-    changed = False
+    changed = hover_changed
     for handler in list(tui.mouse_handlers):
         if handler(event):
             changed = True
@@ -82,10 +83,31 @@ def handle_mouse(tui: TUI, data: str) -> bool:
     return changed
 
 
+def _on_scrollbar_column(tui: TUI, event: MouseEvent) -> bool:
+    """The event is in the last column of the transcript rows while a scrollbar can be there."""
+    if tui.scrollbar == "hidden" or event.row >= tui.view_height or event.col != tui.terminal.columns - 1:
+        return False
+    return tui.scrollbar == "always" or tui.scroll.overflows
+
+
+def _track_scrollbar_hover(tui: TUI, event: MouseEvent) -> bool:
+    """The pointer over the scrollbar column (or dragging the thumb) keeps an `auto` bar shown and
+    draws the thumb solid; leaving it, or a release (terminals without all-motion reports send
+    nothing more), starts the usual delay before an `auto` bar goes. True if the bar's look changed."""
+    scroll = tui.scroll
+    active = event.pressed and (_on_scrollbar_column(tui, event) or tui.dragging_scrollbar)
+    if active == scroll.bar_active:
+        return False
+    scroll.bar_active = active
+    if not active:
+        tui.reveal_scrollbar()
+    return True
+
+
 def _drag_scrollbar(tui: TUI, event: MouseEvent) -> bool:
     """A press on the scrollbar column moves the thumb there; motion with the button held drags it."""
     scroll = tui.scroll
-    on_bar = tui.document_width < tui.terminal.columns and event.col == tui.terminal.columns - 1
+    on_bar = _on_scrollbar_column(tui, event)
     if not event.pressed:
         tui.dragging_scrollbar = False
         return False

@@ -111,6 +111,8 @@ class FakeApi:
     spawned: list[Coroutine[Any, Any, None]] = field(default_factory=list)
     rebuilt: int = 0
     reloads: int = 0
+    selector_during_reload: Focusable | None = None
+    reload_error: Exception | None = None
     quit_called: bool = False
     snapshot: ScreenSnapshot = field(default_factory=lambda: ScreenSnapshot(110, 35, ["line one", "wide ✓"]))
 
@@ -180,6 +182,9 @@ class FakeApi:
 
     async def reload_resources(self) -> None:
         self.reloads += 1
+        self.selector_during_reload = self.selector
+        if self.reload_error is not None:
+            raise self.reload_error
 
     def apply_setting(self, key: str, value: Any) -> None:
         self.applied.append((key, value))

@@ -112,8 +112,26 @@ async def test_reload_refused_while_streaming_else_reloads(tmp_path: Path) -> No
     api.events.clear()
     await _run(api, "/reload")
     assert api.reloads == 1
-    assert "Reloading keybindings, extensions, skills, prompts, themes, and context files..." in api.texts("notice")[0]
+    box = api.selector_during_reload  # in the editor's place while reloading, gone afterwards
+    assert box is not None and api.selector is None and not api.texts("notice")
+    lines = [strip(line) for line in box.render(110)]
+    assert lines == [
+        "─" * 110,
+        "",
+        " Reloading keybindings, extensions, skills, prompts, themes, and context files...",
+        "",
+        "─" * 110,
+    ]
     assert api.texts("status") == ["Reloaded keybindings, extensions, skills, prompts, themes, and context files"]
+
+
+async def test_a_failed_reload_takes_its_box_down_too(tmp_path: Path) -> None:
+    env = make_env(tmp_path)
+    api = FakeApi(env, reload_error=RuntimeError("bad extension"))
+    await _run(api, "/reload")
+    assert api.selector_during_reload is not None and api.selector is None
+    assert api.texts("error") == ["Reload failed: bad extension"]
+    assert not api.texts("status")
 
 
 async def test_hotkeys_tables_follow_the_keybindings(tmp_path: Path) -> None:

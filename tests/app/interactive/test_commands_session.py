@@ -160,5 +160,5 @@ async def test_compact_summarizes_and_redraws(tmp_path: Path) -> None:
     await _run(api, "/compact keep the goal")
     assert api.texts("error") == []
     assert api.rebuilt == 1
-    assert env.session.messages[0].role == "compactionSummary"
+    assert [m.role for m in env.session.messages[:2]] == ["system", "compactionSummary"]  # checkpoint first
     assert "keep the goal" in str(env.reasoning.contexts[-1].messages[-1].content)

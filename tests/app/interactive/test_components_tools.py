@@ -150,6 +150,26 @@ def test_bash_truncation_note() -> None:
     assert " [Full output: /tmp/pi-bash-1.log. Truncated: showing 2000 of 5000 lines]" in visible(tool.render(110))
 
 
+def test_bash_card_drops_the_note_written_for_the_model() -> None:
+    """The tool ends its text with `[Showing lines …. Full output: <path>]` for the model; the card
+    shows only its own note (pi 1.6.0: one notice, and the preview is the output's last 5 lines)."""
+    details = {
+        "truncation": {"truncated": True, "truncatedBy": "lines", "outputLines": 2000, "totalLines": 5000},
+        "fullOutputPath": "/tmp/pi-bash-1.log",
+    }
+    text = "\n".join(str(i) for i in range(3001, 5001))
+    text += "\n\n[Showing lines 3001-5000 of 5000. Full output: /tmp/pi-bash-1.log]"
+    tool = card("bash", {"command": "seq 5000"})
+    tool.update(result(text))  # while running the text stays as it is
+    assert any("[Showing lines" in line for line in visible(tool.render(110)))
+    tool.finish(result(text, details), False, 10)
+    lines = visible(tool.render(110))
+    assert not any("Showing lines" in line for line in lines)
+    assert sum("Full output" in line for line in lines) == 1
+    start = lines.index(" ... (1995 earlier lines, ctrl+o to expand)")
+    assert lines[start + 1 : start + 6] == [" 4996", " 4997", " 4998", " 4999", " 5000"]
+
+
 def test_bash_preview_counts_visual_lines() -> None:
     tool = card("bash", {"command": "x"})
     tool.finish(result("a" * 100 + "\n" + "b" * 100), False, 1)

@@ -296,6 +296,9 @@ class InteractiveApp:
     async def reload_resources(self) -> None:
         from pi.tui.keybindings import load_keybindings
 
+        # Draw what the command put up (the `Reloading…` box) before loading blocks the loop.
+        self.tui.render_now()
+
         self.keybindings.bindings.update(load_keybindings(self.agent_dir / "keybindings.json").bindings)
         if self.extension_ui is not None:
             await self.extension_ui.reload()

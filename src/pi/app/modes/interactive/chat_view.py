@@ -56,6 +56,9 @@ class ChatView(Container):
         self.hidden_label = hidden_label
         self.now = now
         self.tool_cards: dict[str, ToolCard] = {}
+        """Cards still waiting for their result, by call id. A card leaves once its result is in (and
+        all leave when a run starts or ends), because providers reuse ids such as `call_0` every
+        turn: a later call with the same id is a new call and gets a card of its own."""
         self.on_tick_needed: Callable[[], None] | None = None
         """Called when a component starts something that redraws on its own (a tool timer)."""
         self._pending: dict[int, tuple[AssistantMessageView, Any]] = {}
@@ -148,9 +151,13 @@ class ChatView(Container):
             card.update(partial)
 
     def tool_end(self, call_id: str, result: Any, is_error: bool, duration_ms: float | None) -> None:
-        card = self.tool_cards.get(call_id)
+        card = self.tool_cards.pop(call_id, None)
         if card is not None:
             card.finish(result, is_error, duration_ms)
+
+    def forget_pending_tools(self) -> None:
+        """Stop matching events to the cards drawn so far (they stay on screen as they are)."""
+        self.tool_cards.clear()
 
     def new_bash_view(self, command: str, exclude_from_context: bool) -> UserBashView:
         """A `!` block (not yet placed: the app puts it in the chat or the pending area)."""
@@ -214,9 +221,15 @@ class ChatView(Container):
         elif role == "assistant":
             view = self.assistant_start()
             view.finish(self._shown(message, False))
+            failed = getattr(message, "stop_reason", None) in ("error", "aborted")
             for block in message.content:
                 if getattr(block, "type", "") == "toolCall":
-                    self.tool_start(block.id, block.name, dict(block.arguments))
+                    card = self.tool_start(block.id, block.name, dict(block.arguments))
+                    if failed:
+                        # A failed reply's calls never ran: say why instead of waiting for a result.
+                        aborted = message.stop_reason == "aborted"
+                        card.fail("Operation aborted" if aborted else (message.error_message or "Error"))
+                        self.tool_cards.pop(block.id, None)
         elif role == "toolResult":
             self.tool_end(message.tool_call_id, message, bool(getattr(message, "is_error", False)), None)
         elif role == "bashExecution":

@@ -56,12 +56,16 @@ class Totals(UsageTotals):
     """The session's summed usage (`UsageTotals`) and what the footer shows of the context now."""
 
     context_tokens: int | None = 0
-    """Tokens of the latest reply (None right after a compaction: not known yet)."""
+    """Tokens the context holds now: the latest usable reply's usage plus an estimate of what came
+    after it, or an estimate of everything before any reply reported usage (pi's reading). None
+    right after a compaction, until a reply reports usage again: the old usage no longer applies."""
     last_cache_hit: float | None = None
 
 
 def session_totals(session: AgentSession) -> Totals:
     """Token and cost totals over every entry of the session file, and the context use now."""
+    from pi.session.tokens import estimate_context_tokens
+
     totals = Totals()
     for entry in session.session.get_entries():
         kind = getattr(entry, "type", "")
@@ -84,6 +88,12 @@ def session_totals(session: AgentSession) -> Totals:
             totals.add_json(getattr(entry, "usage", None))
             if kind == "compaction":
                 totals.context_tokens = None
+    if totals.context_tokens is not None:
+        # The transcript the agent holds (already in memory); a bare session file has it on its branch.
+        messages = getattr(session, "messages", None)
+        if messages is None:
+            messages = session.session.build_session_context().messages
+        totals.context_tokens = estimate_context_tokens(messages).tokens
     return totals
 
 

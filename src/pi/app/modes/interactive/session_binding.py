@@ -50,6 +50,7 @@ class SessionBinding:
 
     # --- the run ---------------------------------------------------------------------------------
     def on_agent_start(self, event: Any) -> None:
+        self.app.chat.forget_pending_tools()
         self.app.set_working(WORKING)
         from pi.app.modes.interactive.terminal_status import report_working
 
@@ -58,6 +59,7 @@ class SessionBinding:
     def on_agent_end(self, event: Any) -> None:
         if getattr(event, "will_retry", False) and self.last is not None:
             self.last.set_bug_hint(False)
+        self.app.chat.forget_pending_tools()
         self.app.footer.refresh()
 
     def on_agent_settled(self, event: Any) -> None:
@@ -81,6 +83,7 @@ class SessionBinding:
         role = getattr(message, "role", None)
         if role == "user":
             self.app.chat.add_user(_user_text(message))
+            self.app.footer.refresh()  # the prompt counts towards the context before any reply
         elif role == "assistant":
             self.current = self.app.chat.assistant_start()
             self._tool_calls(message, complete=False)
@@ -119,7 +122,7 @@ class SessionBinding:
         text = "Operation aborted" if message.stop_reason == "aborted" else (message.error_message or "Error")
         for block in message.content:
             if isinstance(block, ToolCall):
-                card = self.app.chat.tool_cards.get(block.id)
+                card = self.app.chat.tool_cards.pop(block.id, None)
                 if card is not None and not card.done:
                     card.fail(text)
 
@@ -193,6 +196,10 @@ class SessionBinding:
         self.retrying = False
         self.stop_retry_countdown()
         self.app.set_working(WORKING if self.app.session.is_streaming else None)
+        if not event.success:
+            # The retries ran out (or Esc cancelled the wait): say so, as pi does, below the error.
+            final = event.final_error or "Unknown error"
+            self.app.chat.add_error(f"Retry failed after {event.attempt} attempts: {final}")
 
     def stop_retry_countdown(self) -> None:
         if self.retry_task is not None:

@@ -64,6 +64,7 @@ class UserBashRunner:
                 result = await self.app.session.execute_bash(command, exclude_from_context=exclude)
             await self.app.session.drain_events()  # every output chunk is in the block before it ends
             view.finish(result)
+            self.app.footer.refresh()  # the output is now part of the context the footer measures
         finally:
             self.running = False
             self.view = None

@@ -1,7 +1,8 @@
 """Blocks commands add to the chat: an accent one-liner, a titled text block, a bordered panel.
 
 `/new` says `✓ New session started` in the accent colour; `/session` shows a titled block;
-`/hotkeys`, `/changelog` and `/reload` show their content between two rules.
+`/hotkeys` and `/changelog` show their content between two rules; `/reload` shows a box in the
+editor's place while it works.
 """
 
 from __future__ import annotations
@@ -67,4 +68,25 @@ class BorderedPanel:
         return [line if visible_width(line) <= width else truncate_to_width(line, width, "") for line in lines]
 
 
-__all__ = ["BorderedPanel", "TextBlock", "accent_line"]
+class WaitBox:
+    """A rule, a blank line, a muted message, a blank line, a rule: shown in the editor's place
+    while a command works (`/reload`), so the wait is visible and typing cannot reach the editor;
+    it takes every key and does nothing with it."""
+
+    def __init__(self, theme: Theme, text: str) -> None:
+        self.theme = theme
+        self.text = text
+        self.focused = False
+
+    def invalidate(self) -> None:
+        return None
+
+    def handle_input(self, data: str) -> bool:
+        return True
+
+    def render(self, width: int) -> list[str]:
+        rule = self.theme.fg("border", "─" * width)
+        return [rule, "", *_wrapped([self.theme.fg("muted", self.text)], width, 1), "", rule]
+
+
+__all__ = ["BorderedPanel", "TextBlock", "WaitBox", "accent_line"]

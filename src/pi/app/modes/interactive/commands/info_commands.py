@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from pi.app.modes.interactive.commands.blocks import BorderedPanel, TextBlock
+from pi.app.modes.interactive.commands.blocks import BorderedPanel, TextBlock, WaitBox
 from pi.app.modes.interactive.commands.hotkeys import hotkeys_markdown
 from pi.app.modes.interactive.pickers.settings_panel import SettingsPanel
 
@@ -101,12 +101,15 @@ async def cmd_reload(api: InteractiveApi, args: str) -> None:
     if session.is_streaming:
         api.show_warning(RELOAD_WHILE_STREAMING)
         return
-    api.show_notice(BorderedPanel(api.theme, RELOADING, []))
+    # The box stands in for the editor only while the reload runs (pi dismisses it either way).
+    api.show_selector(WaitBox(api.theme, RELOADING))
     try:
         await api.reload_resources()
     except Exception as exc:
         api.show_error(f"Reload failed: {exc}")
         return
+    finally:
+        api.close_selector()
     api.show_status(RELOADED)
 
 

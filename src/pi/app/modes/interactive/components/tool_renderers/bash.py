@@ -57,6 +57,20 @@ def truncation_note(details: object) -> str | None:
     return "[" + ". ".join(parts) + "]"
 
 
+def without_model_note(text: str, details: object) -> str:
+    """The output without the `[Showing lines …. Full output: <path>]` paragraph the bash tool adds
+    for the model when it truncated: the card says the same in its own note (`truncation_note`),
+    and pi shows it once."""
+    full_output = detail(details, "full_output_path", "fullOutputPath")
+    if not full_output or not detail(detail(details, "truncation"), "truncated"):
+        return text
+    body = text.rstrip()
+    start = body.rfind("\n\n[")
+    if body.endswith("]") and start != -1 and str(full_output) in body[start:]:
+        return body[:start].rstrip()
+    return text
+
+
 def timer_text(state: ToolState, now: Callable[[], float]) -> str | None:
     """`Elapsed 2.0s` while running, `Took 3.0s` when done, None before the command started."""
     if state.result is not None:
@@ -102,6 +116,8 @@ class BashRenderer(BaseRenderer):
     def _lines(self, state: ToolState) -> list[str]:
         output = state.output
         text = output.text if output is not None else ""
+        if state.result is not None:
+            text = without_model_note(text, state.result.details)
         memo = state.memo.get("bash_lines")
         if memo is not None and memo[0] == text:
             cached: list[str] = memo[1]
@@ -135,4 +151,4 @@ class BashRenderer(BaseRenderer):
         return out
 
 
-__all__ = ["PREVIEW_LINES", "BashRenderer", "timer_text", "truncation_note"]
+__all__ = ["PREVIEW_LINES", "BashRenderer", "timer_text", "truncation_note", "without_model_note"]
