@@ -114,7 +114,8 @@ async def test_threshold_compaction_summarizes_and_keeps_recent(faux: FauxProvid
     assert end["willRetry"] is False and end["aborted"] is False
     assert end["result"]["summary"].startswith("## Goal\nAnswer questions.")
     assert end["result"]["tokensBefore"] > 1500 - 300
-    assert isinstance(session.messages[0], CompactionSummaryMessage)
+    assert session.messages[0].role == "system"  # the compaction's prompt checkpoint, as in pi
+    assert isinstance(session.messages[1], CompactionSummaryMessage)
     kinds = [e.to_dict()["type"] for e in session.session.get_entries()]
     assert "compaction" in kinds
     # Context after compaction is the summary plus recent turns, well under the threshold again.
@@ -142,7 +143,8 @@ async def test_overflow_error_compacts_then_retries_once(faux: FauxProvider, tmp
     assert compaction[0]["reason"] == "overflow"
     assert compaction[1]["willRetry"] is True and compaction[1]["result"]["summary"].startswith("## Goal")
     assert session.last_assistant_text() == "answer after compaction"
-    assert isinstance(session.messages[0], CompactionSummaryMessage)
+    assert session.messages[0].role == "system"  # the compaction's prompt checkpoint, as in pi
+    assert isinstance(session.messages[1], CompactionSummaryMessage)
     # The retried request starts from the summary, not the overflowing history.
     retried = faux.contexts[-1].messages
     assert isinstance(retried[0], UserMessage) and "compacted into the following summary" in str(retried[0].content)

@@ -135,17 +135,27 @@ async def test_set_model_and_fork_to_another_provider(
 
 
 def _rpc(tmp_path: Path, commands: list[dict[str, Any]], env: dict[str, str]) -> list[dict[str, Any]]:
-    done = subprocess.run(
+    """Send `commands`, and close stdin once the prompt's run settled (the end of input aborts a run)."""
+    proc = subprocess.Popen(
         [*PI, "--mode", "rpc", "--provider", "prov-a", "--model", "model-a"],
         cwd=tmp_path / "project",
         env=env,
-        input="".join(json.dumps(c) + "\n" for c in commands),
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=60,
     )
-    assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in done.stdout.splitlines()]
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("".join(json.dumps(c) + "\n" for c in commands))
+    proc.stdin.flush()
+    frames: list[dict[str, Any]] = []
+    for line in proc.stdout:
+        frames.append(json.loads(line))
+        if frames[-1].get("type") == "agent_settled":
+            break
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    return frames
 
 
 def test_rpc_switch_session_sends_only_the_new_providers_credentials(

@@ -122,7 +122,7 @@ def test_compact_returns_the_result_and_the_next_request_starts_from_it(pi_env: 
     summarize = pi_env.server.requests[2].json()
     assert "tools" not in summarize
     assert "Additional focus: focus on the details" in json.dumps(summarize["messages"])
-    assert rpc.data("get_state")["messageCount"] == 3  # summary, second prompt, its reply
+    assert rpc.data("get_state")["messageCount"] == 4  # prompt checkpoint, summary, second prompt, its reply
 
     rpc.prompt("third")
     sent = conversation(pi_env.server.requests[3].json())

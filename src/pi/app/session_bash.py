@@ -3,7 +3,8 @@
 Output streams as `bash_execution_update` events while the command runs. The result becomes a
 `bashExecution` message: stored at once, and seen by the model with the next prompt (unless
 excluded from the context). A command finished while a run goes on waits for the run to end, so it
-never lands between a tool call and its result.
+never lands between a tool call and its result; it is stored as soon as the session is idle again,
+before the client hears `agent_settled`, so a client reading the session then finds it (as in pi).
 """
 
 from __future__ import annotations
@@ -35,12 +36,12 @@ class BashResult(Struct, frozen=True):
     full_output_path: str | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "output": self.output,
-            "exitCode": self.exit_code,
-            "cancelled": self.cancelled,
-            "truncated": self.truncated,
-        }
+        """pi's shape: no `exitCode` at all when there is none (a cancelled command), rather than null."""
+        out: dict[str, Any] = {"output": self.output}
+        if self.exit_code is not None:
+            out["exitCode"] = self.exit_code
+        out["cancelled"] = self.cancelled
+        out["truncated"] = self.truncated
         if self.full_output_path:
             out["fullOutputPath"] = self.full_output_path
         return out
@@ -59,6 +60,14 @@ class UserBash:
         self._controller: AbortController | None = None
         self._pending: list[Any] = []
         self.before_run: BashGate | None = None
+        # Subscribed before any mode's listener, so the messages are stored before the mode reports the event.
+        core.events.subscribe(self._on_event, awaited=True)
+
+    def _on_event(self, event: Any) -> None:
+        """The first event after the run ended (its `agent_settled`, a compaction's end) stores what waited."""
+        core = self.core
+        if self._pending and not (core.run.busy or core.agent.state.is_streaming):
+            self.flush_pending()
 
     async def execute(
         self, command: str, exclude_from_context: bool = False, update_id: str | None = None

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pi.session.branch_summary import BranchSummaryResult
 
 NO_LEAF_TO_CLONE = "Cannot clone session: no current entry selected"
+NOT_SAVED_YET = "This session has not been saved yet. Send a message before cloning or forking it."
 
 
 class BranchSummaryCancelled(Exception):
@@ -54,6 +55,14 @@ class Navigation:
     def _previous_file(self) -> str | None:
         path = self.core.manager.get_session_file()
         return str(path) if path is not None else None
+
+    def _require_saved(self) -> None:
+        """A copy of a branch is made from the session file, as pi makes it; one that is not on disk yet
+        (nothing was sent) has nothing to copy, and saying so beats a clone of only the start entries.
+        Sessions kept in memory (`--no-session`) copy from memory and need no file."""
+        path = self.core.manager.get_session_file()
+        if path is not None and not path.exists():
+            raise ValueError(NOT_SAVED_YET)
 
     async def _moved(self, reason: SessionStartReason, previous: str | None) -> None:
         await self.core.events.emit(SessionStartEvent(reason, previous))
@@ -222,6 +231,8 @@ class Navigation:
         message = entry.message if isinstance(entry, MessageEntry) else None
         if entry is None or not isinstance(message, UserMessage):
             raise ValueError(f"Entry {entry_id} is not a user message of this session; use get_fork_messages")
+        if entry.parent_id is not None:
+            self._require_saved()
         await self._abort()
         previous = self._previous_file()
         if entry.parent_id is None:
@@ -240,6 +251,7 @@ class Navigation:
         leaf = manager.get_leaf_id()
         if leaf is None:
             raise ValueError(NO_LEAF_TO_CLONE)
+        self._require_saved()
         await self._abort()
         previous = self._previous_file()
         manager.create_branched_session(leaf)
@@ -248,4 +260,11 @@ class Navigation:
         return {"cancelled": False}
 
 
-__all__ = ["NO_LEAF_TO_CLONE", "BranchSummaryCancelled", "Navigation", "TreeGate", "TreeNavigationCancelled"]
+__all__ = [
+    "NOT_SAVED_YET",
+    "NO_LEAF_TO_CLONE",
+    "BranchSummaryCancelled",
+    "Navigation",
+    "TreeGate",
+    "TreeNavigationCancelled",
+]

@@ -39,6 +39,7 @@ from pi.session.entries import (
     UsageEntry,
     entry_from_dict,
     iso_now,
+    iso_to_ms,
     new_entry_id,
 )
 from pi.session.ids import create_session_id, normalize_session_name, validate_session_id
@@ -329,23 +330,37 @@ class SessionManager(SessionReads, SessionDirectoryQueries):
     ) -> str:
         """Record a compaction at the leaf. `first_kept_entry_id` None keeps nothing (the entry names itself).
 
-        `usage` is the summary call's usage; `system_message` the full prompt-and-tools checkpoint.
+        `usage` is the summary call's usage; `system_message` the full prompt-and-tools checkpoint. Without
+        one, the checkpoint is what the context's system messages declare now, as pi stores it: the
+        compacted context then still starts with the prompt and tools, not with the summary.
         """
         entry_id = self._next_id()
-        checkpoint = to_jsonable(system_message) if system_message is not None else None
-        return self._append(
-            CompactionEntry(
-                id=entry_id,
-                parent_id=self._leaf_id,
-                summary=summary,
-                first_kept_entry_id=first_kept_entry_id if first_kept_entry_id is not None else entry_id,
-                tokens_before=tokens_before,
-                details=details,
-                usage=to_jsonable(usage) if usage is not None else None,
-                from_hook=from_hook,
-                system_message=checkpoint if isinstance(checkpoint, dict) else None,
-            )
+        entry = CompactionEntry(
+            id=entry_id,
+            parent_id=self._leaf_id,
+            summary=summary,
+            first_kept_entry_id=first_kept_entry_id if first_kept_entry_id is not None else entry_id,
+            tokens_before=tokens_before,
+            details=details,
+            usage=to_jsonable(usage) if usage is not None else None,
+            from_hook=from_hook,
         )
+        if system_message is None:
+            system_message = self._current_checkpoint(iso_to_ms(entry.timestamp))
+        checkpoint = to_jsonable(system_message) if system_message is not None else None
+        entry.system_message = checkpoint if isinstance(checkpoint, dict) else None
+        return self._append(entry)
+
+    def _current_checkpoint(self, timestamp: int) -> AgentMessage | None:
+        """The prompt and tools the current context declares, as one full system message (None: none)."""
+        from pi.session.system_state import checkpoint_of, replay_system_messages
+
+        state = replay_system_messages(p.message for p in self.build_session_projection())
+        if state is None:
+            return None
+        message = checkpoint_of(state)
+        message.timestamp = timestamp
+        return message
 
     def append_usage(self, kind: str, provider: str, model: str, usage: Any, note: str | None = None) -> str:
         """Model work outside the conversation (e.g. ``cache_warm``): counted in totals, never in context."""

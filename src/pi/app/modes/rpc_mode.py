@@ -6,6 +6,11 @@ the run streams as events; a failure after that arrives as events only. A line t
 answered with a ``parse`` error instead of ending the process: one bad line from a client must not
 cost the user their session. Events are written in step with the session (an awaited listener), so
 they interleave with responses in the order things happened.
+
+The end of stdin ends the process at once, as pi's does: the client that could read the answers is
+gone, so whatever runs (a prompt, a tool's command, the user's `bash`, a compaction) is stopped, no
+further line is written, and the exit status is 0. A client that wants a run to finish keeps stdin
+open until `agent_settled`.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -23,9 +29,28 @@ from pi.app.model_resolver import all_thinking_levels
 from pi.app.modes.jsonl import JsonlWriter, stdin_lines
 from pi.app.modes.rpc_shapes import commands_json, session_stats_json, state_json
 from pi.app.session_events import SessionEvent
+from pi.app.session_prompting import StreamingBehavior
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
 logger = logging.getLogger(__name__)
+
+
+class _JsonNull:
+    """A handler's answer that is JSON null on the wire (`"data":null`), unlike None (no `data` key).
+
+    pi answers `cycle_model` and `cycle_thinking_level` that way when there is nothing to cycle to;
+    clients test for that null."""
+
+
+JSON_NULL = _JsonNull()
+
+_NOT_RPC_EVENTS = frozenset({"session_start", "model_select"})
+"""Session events that exist for extensions and the UI only: pi's RPC stream does not carry them (its
+clients learn of a model or session change from the command's response, or by asking)."""
+
+_SESSION_MOVES = frozenset({"new_session", "switch_session", "fork", "clone"})
+
+_STREAMING_BEHAVIORS = ("steer", "followUp")
 
 _BESIDE_READER = frozenset({"bash", "compact"})
 """Commands that wait on outside work run beside the command reader, so that the command that stops
@@ -47,8 +72,21 @@ def _images(command: dict[str, Any]) -> list[ImageContent] | None:
 
 def _text(command: dict[str, Any], field: str = "message") -> str:
     value = command.get(field)
+    if value is None:
+        raise RpcError(f'Missing required field "{field}"')
     if not isinstance(value, str):
         raise RpcError(f'"{field}" must be a string')
+    return value
+
+
+def _choice(command: dict[str, Any], field: str, label: str, valid: tuple[str, ...]) -> str:
+    """`command[field]`, one of `valid`; an error that names the field and the allowed values otherwise."""
+    value = command.get(field)
+    allowed = f"Valid values: {', '.join(valid)}"
+    if value is None:
+        raise RpcError(f'Missing required field "{field}". {allowed}')
+    if not isinstance(value, str) or value not in valid:
+        raise RpcError(f"Invalid {label} {json.dumps(value)}. {allowed}")
     return value
 
 
@@ -92,12 +130,16 @@ class RpcServer:
             "get_entries": self._get_entries,
             "get_tree": self._get_tree,
         }
-        session.subscribe(self._on_event, awaited=True)
+        self._unsubscribe = session.subscribe(self._on_event, awaited=True)
         self.ui: Any = None
         """The `ctx.ui` extensions get (`RpcUI`), created when the session has extensions."""
         self._stop = asyncio.Event()
         self._shutdown_requested = False
         self._active_commands = 0
+        self._closed = False
+        """Set at the end of input: nothing more is written."""
+        self._moving = 0
+        """Session moves being handled: the emptied queue they report is not news to the client."""
 
     async def bind_extensions(self) -> None:
         """Give the session's extensions the RPC `ctx.ui`, report their errors, emit `session_start`."""
@@ -112,6 +154,8 @@ class RpcServer:
         await session.bind_extensions(ui=self.ui, mode="rpc")
 
     def _on_extension_error(self, info: Any) -> None:
+        if self._closed:
+            return
         self.writer.write(
             {"type": "extension_error", "extensionPath": info.extension_path, "event": info.event, "error": info.error}
         )
@@ -131,15 +175,30 @@ class RpcServer:
         self._handlers[command] = handler
 
     def _on_event(self, event: SessionEvent) -> None:
-        self.writer.write(event.to_json_dict())
+        if self._closed or event.type in _NOT_RPC_EVENTS:
+            return
+        out = event.to_json_dict()
+        if self._moving and event.type == "queue_update" and not out["steering"] and not out["followUp"]:
+            return  # the new session starts with empty queues; a message queued by its start handlers still shows
+        self.writer.write(out)
 
-    def _respond(self, command_id: Any, command: str, success: bool, data: Any = None, error: str = "") -> None:
+    def _respond(
+        self, command_id: Any, command: Any, success: bool, data: Any = None, error: str = "", *, named: bool = True
+    ) -> None:
+        """One response line; `named=False` leaves out `command` (a command that had no `type` key)."""
+        if self._closed:
+            return
         out: dict[str, Any] = {}
         if command_id is not None:
             out["id"] = command_id
-        out.update({"type": "response", "command": command, "success": success})
+        out["type"] = "response"
+        if named:
+            out["command"] = command
+        out["success"] = success
         if success:
-            if data is not None:
+            if data is JSON_NULL:
+                out["data"] = None
+            elif data is not None:
                 out["data"] = data
         else:
             out["error"] = error
@@ -161,9 +220,19 @@ class RpcServer:
             if self.ui is not None:
                 self.ui.handle_response(command)
             return
+        if command_type is None:
+            self._respond(
+                command.get("id"),
+                None,
+                False,
+                error='Missing required field "type" (the command name, e.g. "get_state")',
+                named="type" in command,
+            )
+            return
         handler = self._handlers.get(command_type) if isinstance(command_type, str) else None
         if handler is None or not isinstance(command_type, str):
-            self._respond(command.get("id"), str(command_type), False, error=f"Unknown command: {command_type}")
+            shown = command_type if isinstance(command_type, str) else json.dumps(command_type)
+            self._respond(command.get("id"), command_type, False, error=f"Unknown command: {shown}")
             return
         if command_type in _BESIDE_READER or self._is_extension_command(command):
             self._spawn(self._dispatch(handler, command, command_type))
@@ -192,12 +261,15 @@ class RpcServer:
     async def _dispatch(self, handler: Handler, command: dict[str, Any], command_type: str) -> None:
         command_id = command.get("id")
         self._active_commands += 1
+        moving = command_type in _SESSION_MOVES
+        self._moving += moving
         try:
             data = await handler(command)
         except Exception as exc:  # any failure of one command is that command's error response
             self._respond(command_id, command_type, False, error=str(exc) or type(exc).__name__)
             return
         finally:
+            self._moving -= moving
             self._active_commands -= 1
             if self._shutdown_requested and self._active_commands == 0:
                 self._spawn(self._stop_when_idle())
@@ -217,13 +289,37 @@ class RpcServer:
                 if line is None:
                     break
                 await self.handle_line(line)
-            await self.session.wait_for_idle()
-            for task in list(self._tasks):
-                await task
+            if self._stop.is_set():  # an extension's `ctx.shutdown()`: what runs may finish
+                await self.session.wait_for_idle()
+                for task in list(self._tasks):
+                    await task
+            else:
+                await self._end_of_input()
         finally:
             # Also when a signal cancelled the loop: `session_shutdown`, and MCP servers closed in order.
             await self.session.shutdown_extensions("quit")
         return 0
+
+    async def _end_of_input(self) -> None:
+        """Stop everything at once and write nothing more: the client closed stdin (see the module docstring).
+
+        The commands of running tools and of the user's `bash` are killed first, so that no child
+        outlives pi and the abort does not wait out a process's grace period. Commands still waiting
+        (an extension dialog whose answer can no longer come) are cancelled.
+        """
+        self._closed = True
+        self._unsubscribe()
+        shell = sys.modules.get("pi.tools.shell")  # never loaded: no command ever ran
+        if shell is not None:
+            shell.kill_tracked_process_groups()
+        session = self.session
+        session.abort_bash()
+        session.abort_retry()
+        await session.abort()
+        pending = [task for task in self._tasks if not task.done()]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
 
     async def _next_line(self, source: AsyncIterator[str]) -> str | None:
         """The next command line, or None at the end of input or once an extension asked to shut down."""
@@ -245,7 +341,10 @@ class RpcServer:
 
     async def _prompt(self, command: dict[str, Any]) -> dict[str, Any]:
         text, images = _text(command), _images(command)
-        behavior = command.get("streamingBehavior")
+        behavior: StreamingBehavior | None = None
+        if command.get("streamingBehavior") is not None:
+            chosen = _choice(command, "streamingBehavior", "streamingBehavior", _STREAMING_BEHAVIORS)
+            behavior = "steer" if chosen == "steer" else "followUp"
         disposition, run = await self.session.start_prompt(text, images, behavior, source="rpc")
         if run is not None:
             self._spawn(self._run_prompt(run))
@@ -292,7 +391,7 @@ class RpcServer:
         return {"messages": [to_jsonable(m) for m in self.session.messages]}
 
     async def _set_model(self, command: dict[str, Any]) -> dict[str, Any]:
-        provider, model_id = command.get("provider"), command.get("modelId")
+        provider, model_id = _text(command, "provider"), _text(command, "modelId")
         registry = self.session.model_registry
         model = next((m for m in registry.available_models() if m.provider == provider and m.id == model_id), None)
         if model is None:
@@ -300,10 +399,10 @@ class RpcServer:
         self.session.set_model(model)
         return model.to_json_dict()
 
-    async def _cycle_model(self, command: dict[str, Any]) -> dict[str, Any] | None:
+    async def _cycle_model(self, command: dict[str, Any]) -> dict[str, Any] | _JsonNull:
         result = self.session.cycle_model()
         if result is None:
-            return None
+            return JSON_NULL
         model, level = result
         return {"model": model.to_json_dict(), "thinkingLevel": level, "isScoped": bool(self.session.scoped_models)}
 
@@ -311,21 +410,15 @@ class RpcServer:
         return {"models": [m.to_json_dict() for m in self.session.model_registry.available_models()]}
 
     async def _set_thinking_level(self, command: dict[str, Any]) -> None:
-        level = command.get("level")
-        valid = all_thinking_levels()
-        if not isinstance(level, str) or level not in valid:
-            raise RpcError(f'Invalid thinking level "{level}". Valid values: {", ".join(valid)}')
+        level = _choice(command, "level", "thinking level", tuple(all_thinking_levels()))
         self.session.set_thinking_level(level)
 
-    async def _cycle_thinking_level(self, command: dict[str, Any]) -> dict[str, Any] | None:
+    async def _cycle_thinking_level(self, command: dict[str, Any]) -> dict[str, Any] | _JsonNull:
         level = self.session.cycle_thinking_level()
-        return None if level is None else {"level": level}
+        return JSON_NULL if level is None else {"level": level}
 
     def _queue_mode(self, command: dict[str, Any]) -> Any:
-        mode = command.get("mode")
-        if mode not in ("all", "one-at-a-time"):
-            raise RpcError(f'Invalid mode "{mode}". Valid values: all, one-at-a-time')
-        return mode
+        return _choice(command, "mode", "mode", ("all", "one-at-a-time"))
 
     async def _set_steering_mode(self, command: dict[str, Any]) -> None:
         self.session.set_steering_mode(self._queue_mode(command))
@@ -367,7 +460,11 @@ class RpcServer:
         self.session.set_session_name(name)
 
     async def _compact(self, command: dict[str, Any]) -> dict[str, Any]:
+        """Compact what is there: a run going on is aborted first (as pi does), so that the summary and the
+        run's own replies never race to rewrite the same history."""
         instructions = command.get("customInstructions")
+        if self.session.is_streaming or self.session.is_compacting:
+            await self.session.abort()
         return await self.session.compact(instructions if isinstance(instructions, str) else None)
 
     async def _new_session(self, command: dict[str, Any]) -> dict[str, Any]:
@@ -395,4 +492,4 @@ async def run_rpc_mode(session: AgentSession) -> int:
     return await RpcServer(session).run()
 
 
-__all__ = ["RpcError", "RpcServer", "run_rpc_mode"]
+__all__ = ["JSON_NULL", "RpcError", "RpcServer", "run_rpc_mode"]
