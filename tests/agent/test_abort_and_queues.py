@@ -126,10 +126,39 @@ async def test_abort_while_streaming_ends_aborted_without_tool_calls() -> None:
         assert log.calls == []
         reply = as_assistant(agent.state.messages[-1])
         assert reply.role == "assistant" and reply.stop_reason == "aborted"
-        assert reply.error_message == "Operation aborted"
+        assert reply.error_message == "Request was aborted"
         assert [b.type for b in reply.content] == ["text"]
         assert rec.types()[-3:] == ["message_end", "turn_end", "agent_end"]
-        assert agent.state.error_message == "Operation aborted"
+        assert agent.state.error_message == "Request was aborted"
+    finally:
+        faux.unregister()
+
+
+async def test_abort_mid_text_closes_the_open_block_with_its_text_so_far() -> None:
+    faux = register_faux_provider(tokens_per_second=2000)
+    try:
+        faux.set_responses([faux_assistant_message([faux_text("streaming words " * 40)])])
+        agent, rec = make_agent(faux)
+        deltas: list[str] = []
+
+        def abort_after_some_text(event: Any) -> None:
+            if event.type == "message_update" and event.assistant_message_event.type == "text_delta":
+                deltas.append(event.assistant_message_event.delta)
+                if len(deltas) == 3:
+                    agent.abort()
+
+        agent.subscribe(abort_after_some_text)
+        await agent.prompt("go")
+        updates = [e.assistant_message_event for e in rec.events if e.type == "message_update"]
+        assert updates[-1].type == "text_end"
+        reply = as_assistant(agent.state.messages[-1])
+        assert reply.stop_reason == "aborted" and reply.error_message == "Request was aborted"
+        assert (
+            updates[-1].content
+            == text_of(reply.content[0])
+            == "".join(u.delta for u in updates if u.type == "text_delta")
+        )
+        assert rec.types()[-3:] == ["message_end", "turn_end", "agent_end"]
     finally:
         faux.unregister()
 

@@ -72,3 +72,31 @@ def test_rpc_abort_of_a_running_command_keeps_its_output_and_ends_with_an_aborte
     assert result["content"] == [{"type": "text", "text": ABORTED_RESULT}] and result["isError"] is True
     aborted = [m for m in stored if m["role"] == "assistant" and m.get("stopReason") == "aborted"]
     assert [m["errorMessage"] for m in aborted] == ["This operation was aborted"]
+
+
+def _text_delta(event: dict[str, Any]) -> bool:
+    return event.get("type") == "message_update" and event["assistantMessageEvent"]["type"] == "text_delta"
+
+
+def test_rpc_abort_while_text_streams_closes_the_block_and_says_the_request_was_aborted(env: Env) -> None:
+    slow = text_reply("streaming words " * 30)
+    slow.chunk_delay = 0.2  # the abort lands while the reply is still arriving
+    env.server.queue(slow)
+    rpc = Rpc(env)
+    try:
+        rpc.send({"id": "p", "type": "prompt", "message": "go"})
+        rpc.read_until(_text_delta)
+        rpc.send({"id": "a", "type": "abort"})
+        settled = abort_answered = False
+        while not (settled and abort_answered):  # the run may settle before or after the answer
+            event = rpc.read_until(lambda o: o.get("type") in ("agent_settled", "response"))
+            settled = settled or event["type"] == "agent_settled"
+            abort_answered = abort_answered or event.get("id") == "a"
+        seen = rpc.seen
+        updates = [e["assistantMessageEvent"] for e in seen if e.get("type") == "message_update"]
+        [end] = [e["message"] for e in seen if e.get("type") == "message_end"][-1:]
+        assert updates[-1]["type"] == "text_end"
+        assert updates[-1]["content"] == end["content"][0]["text"]
+        assert (end["stopReason"], end["errorMessage"]) == ("aborted", "Request was aborted")
+    finally:
+        assert rpc.close() == 0

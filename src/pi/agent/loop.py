@@ -43,16 +43,27 @@ from pi.agent.events import (
     TurnStartEvent,
 )
 from pi.agent.messages import AgentMessage, default_convert_to_llm
-from pi.agent.tool_execution import ABORTED_TEXT, LoopAborted, ToolPhase, error_text, race_abort, resolve
+from pi.agent.tool_execution import LoopAborted, ToolPhase, error_text, race_abort, resolve
 from pi.ai.abort import AbortSignal
 from pi.ai.event_stream import AssistantMessageEventStream
-from pi.ai.events import DoneEvent, ErrorEvent
+from pi.ai.events import AssistantMessageEvent, DoneEvent, ErrorEvent, TextEndEvent, ThinkingEndEvent
 from pi.ai.options import StreamOptions
 from pi.ai.stream import stream_simple
-from pi.ai.types import AssistantMessage, Context, Model, ToolCall, ToolResultMessage, now_ms
+from pi.ai.types import (
+    AssistantMessage,
+    Context,
+    Model,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    now_ms,
+)
 
 REQUEST_ABORTED_TEXT = "This operation was aborted"
 """The error of a request never sent because the run was aborted first (pi's text for it)."""
+STREAM_ABORTED_TEXT = "Request was aborted"
+"""The error of a reply cut short by an abort while it streamed (pi's text for it)."""
 
 
 def agent_loop(
@@ -234,7 +245,28 @@ def _opening_snapshot(partial: AssistantMessage, at_start: bool) -> AssistantMes
 def _aborted_copy(partial: AssistantMessage) -> AssistantMessage:
     """The reply as far as it got; unfinished tool calls are dropped since none of them will run."""
     content = [block for block in partial.content if not isinstance(block, ToolCall)]
-    return partial.model_copy(update={"content": content, "stop_reason": "aborted", "error_message": ABORTED_TEXT})
+    return partial.model_copy(
+        update={"content": content, "stop_reason": "aborted", "error_message": STREAM_ABORTED_TEXT}
+    )
+
+
+def _closing_event(event: AssistantMessageEvent, partial: AssistantMessage) -> AssistantMessageEvent | None:
+    """The end event of the text or reasoning block `event` left open, for a reply cut by an abort.
+
+    A client that assembles replies from the deltas then sees every block it was shown open closed,
+    with its text so far, as a finished stream would have closed it.
+    """
+    index = getattr(event, "content_index", None)
+    if event.type not in ("text_start", "text_delta", "thinking_start", "thinking_delta") or index is None:
+        return None
+    if index >= len(partial.content):
+        return None
+    block = partial.content[index]
+    if isinstance(block, TextContent):
+        return TextEndEvent(index, block.text, partial)
+    if isinstance(block, ThinkingContent):
+        return ThinkingEndEvent(index, block.thinking, partial)
+    return None
 
 
 class _Request:
@@ -335,6 +367,7 @@ class _Request:
         remove = signal.add_listener(response.end) if signal is not None else None
         partial: AssistantMessage | None = None
         final: AssistantMessage | None = None
+        last: AssistantMessageEvent | None = None
         try:
             async for event in response:
                 if isinstance(event, DoneEvent):
@@ -350,6 +383,7 @@ class _Request:
                     yield MessageStartEvent(_opening_snapshot(partial, event.type == "start"))
                     if event.type == "start":
                         continue
+                last = event
                 yield MessageUpdateEvent(event.partial, event)
         except Exception as exc:
             base = partial or failure_message(self.config.model, "error", "")
@@ -360,16 +394,20 @@ class _Request:
         if final is None:
             if _aborted(signal):
                 final = _aborted_copy(partial) if partial is not None else None
-                final = final or failure_message(self.config.model, "aborted", ABORTED_TEXT)
+                final = final or failure_message(self.config.model, "aborted", STREAM_ABORTED_TEXT)
             else:
                 final = failure_message(self.config.model, "error", "The model's reply ended without a result")
                 if partial is not None:
                     final = partial.model_copy(update={"stop_reason": "error", "error_message": final.error_message})
         self._stamp(final, started, started_wall)
+        if final.stop_reason == "aborted" and partial is not None and last is not None:
+            closing = _closing_event(last, partial)
+            if closing is not None:
+                yield MessageUpdateEvent(partial, closing)
         if partial is None:
             yield MessageStartEvent(final)
         self.message = final
         yield MessageEndEvent(final)
 
 
-__all__ = ["REQUEST_ABORTED_TEXT", "agent_loop", "agent_loop_continue", "failure_message"]
+__all__ = ["REQUEST_ABORTED_TEXT", "STREAM_ABORTED_TEXT", "agent_loop", "agent_loop_continue", "failure_message"]
