@@ -55,7 +55,10 @@ class SettingsList:
         keybindings: KeybindingsManager | None = None,
         on_change: Callable[[str, str], None] | None = None,
         on_cancel: Callable[[], None] | None = None,
+        space_always_changes: bool = False,
     ) -> None:
+        """`space_always_changes`: Space changes the selected item even while a query is typed (a list
+        of on/off switches, where names rarely hold spaces and toggling is the common keystroke)."""
         if keybindings is None:
             from pi.tui.keybindings import KeybindingsManager as _Manager
 
@@ -65,6 +68,7 @@ class SettingsList:
         self.max_visible = max_visible
         self.on_change = on_change
         self.on_cancel = on_cancel
+        self.space_always_changes = space_always_changes
         self.focused = True
         self.items = list(items)
         self.search = Input(theme, prompt="> ", keybindings=keybindings)
@@ -104,7 +108,7 @@ class SettingsList:
             self.selected = max(0, self.selected - self.max_visible)
         elif kb.matches(data, "tui.select.pageDown"):
             self.selected = max(0, min(count - 1, self.selected + self.max_visible))
-        elif kb.matches(data, "tui.select.confirm") or (space and not self.search.value):
+        elif kb.matches(data, "tui.select.confirm") or (space and (self.space_always_changes or not self.search.value)):
             # Space changes the setting only while nothing is typed: inside a query it is a space.
             self._activate()
         elif kb.matches(data, "tui.select.cancel"):

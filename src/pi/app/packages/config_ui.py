@@ -76,6 +76,7 @@ class ConfigPanel:
             keybindings=self.keybindings,
             on_change=self._changed,
             on_cancel=self._close,
+            space_always_changes=True,  # as in pi's resource panel: Space toggles, also inside a search
         )
 
     def _changed(self, key: str, value: str) -> None:
