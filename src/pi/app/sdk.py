@@ -202,7 +202,11 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
     # session_info `--name` writes before the first prompt) do not make a conversation to restore,
     # and the new session must still record its model and thinking level.
     resumed = len(restored.messages) > 0
-    has_level_entry = resumed and any(entry.type == "thinking_level_change" for entry in session.get_branch())
+    # A level other than "off" was chosen on the branch; "off" may be a choice or mean none was made
+    # (an older session), and only then is the branch looked through. None made: the settings' default.
+    has_level_entry = resumed and (
+        restored.thinking_level != "off" or any(entry.type == "thinking_level_change" for entry in session.get_branch())
+    )
     level = (
         opts.thinking_level
         or (restored.thinking_level if has_level_entry else None)
@@ -243,8 +247,8 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
         if model is not None:
             session.append_model_change(model.provider, model.id)
         session.append_thinking_level_change(level)
-    elif not has_level_entry:  # an older session without one: record the level it now runs with
-        session.append_thinking_level_change(level)
+    # A resumed session's file is left as it is: opening one (and perhaps declining it, as when its
+    # folder is gone) must not write to it; a level chosen later is recorded when it is chosen.
     return agent_session
 
 
