@@ -10,6 +10,7 @@ from pi.ai.models import get_model
 from pi.ai.options import StreamOptions
 from pi.ai.providers.openai_codex_responses import account_id_from_token, codex_url
 from pi.ai.registry import require_api_provider
+from pi.ai.retry_classifier import is_retryable_assistant_error
 from pi.ai.types import AssistantMessage, Context, Model, UserMessage
 from tests.app.oauth.wire import codex_events, codex_jwt, codex_reply, make_jwt
 from tests.support.http_server import ScriptedServer, json_response
@@ -80,6 +81,38 @@ async def test_response_done_ends_the_reply(server: ScriptedServer) -> None:
     reply = await _run(_model(server), StreamOptions(api_key=TOKEN))
     assert reply.stop_reason == "stop"
     assert reply.content and getattr(reply.content[0], "text", "") == "done via response.done"
+
+
+async def test_the_final_event_records_end_turn_and_the_response_id(server: ScriptedServer) -> None:
+    item = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": []}
+    done = {**item, "content": [{"type": "output_text", "text": "more to come", "annotations": []}]}
+    server.queue(
+        codex_events(
+            {"type": "response.created", "response": {"id": "resp_9", "status": "in_progress"}},
+            {"type": "response.output_item.added", "output_index": 0, "item": item},
+            {"type": "response.output_item.done", "output_index": 0, "item": done},
+            {"type": "response.done", "response": {"id": "resp_9", "status": "completed", "end_turn": False}},
+        )
+    )
+    reply = await _run(_model(server), StreamOptions(api_key=TOKEN))
+    assert reply.stop_reason == "stop", reply.error_message
+    assert (reply.end_turn, reply.response_id, reply.raw_stop_reason) == (False, "resp_9", "completed")
+    assert reply.model_dump(by_alias=True, exclude_none=True)["endTurn"] is False
+
+
+async def test_a_stream_cut_before_its_final_event_is_a_transient_failure(server: ScriptedServer) -> None:
+    item = {"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress", "content": []}
+    server.queue(
+        codex_events(
+            {"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}},
+            {"type": "response.output_item.added", "output_index": 0, "item": item},
+            {"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "delta": "half"},
+        )
+    )
+    reply = await _run(_model(server), StreamOptions(api_key=TOKEN, max_retries=0))
+    assert reply.stop_reason == "error"
+    assert (reply.error_message or "").startswith("OpenAI Responses stream ended before a terminal response event: ")
+    assert is_retryable_assistant_error(reply)
 
 
 async def test_error_events_fail_the_reply_with_codex_wording(server: ScriptedServer) -> None:

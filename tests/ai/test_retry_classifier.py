@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pi.ai import is_retryable_assistant_error
+from pi.ai.http import stream_cut_short
 from pi.ai.types import AssistantMessage, StopReason, Usage
 
 
@@ -93,6 +94,23 @@ def test_a_spent_quota_is_not_retried_even_with_a_429() -> None:
     ],
 )
 def test_transient_failures_are_retried(text: str) -> None:
+    assert is_retryable_assistant_error(failed(text)), text
+
+
+@pytest.mark.parametrize(
+    "lead",
+    [
+        "Stream ended without finish_reason",
+        "Anthropic stream ended before message_stop",
+        "OpenAI Responses stream ended before a terminal response event",
+        "Google stream ended without a finish reason",
+        "my-proxy stream ended without a terminal event",
+    ],
+)
+def test_every_providers_cut_stream_error_is_retried(lead: str) -> None:
+    # The whole message as the providers raise it, not only pi's lead sentence.
+    text = str(stream_cut_short("my-proxy", "model-1", "its final frame", lead))
+    assert text.startswith(f"{lead}: ")
     assert is_retryable_assistant_error(failed(text)), text
 
 

@@ -205,7 +205,7 @@ def test_one_exchange_writes_header_model_thinking_user_assistant_in_order(pi_en
     assert assistant["content"] == [{"type": "text", "text": "Hello there."}]
     assert (assistant["api"], assistant["provider"], assistant["model"]) == ("openai-completions", "fake", "fake-model")
     assert assistant["stopReason"] == "stop" and isinstance(assistant["timestamp"], int)
-    assert set(assistant["usage"]) == {"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"}
+    assert set(assistant["usage"]) == {"input", "output", "cacheRead", "cacheWrite", "reasoning", "totalTokens", "cost"}
     assert assistant["usage"]["input"] == 100 and assistant["usage"]["totalTokens"] == 110
     assert {"input", "output", "cacheRead", "cacheWrite", "total"} <= set(assistant["usage"]["cost"])
 

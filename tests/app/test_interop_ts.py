@@ -27,7 +27,6 @@ COMPACTED = "The conversation history before this point was compacted into the f
 BRANCHED = "The following is a summary of a branch that this conversation came back from:"
 MODELS: list[dict[str, Any]] = [
     {"id": "fake-model", "contextWindow": 100000, "maxTokens": 4096},
-    # A loopback server is taken for a local one that ignores reasoning_effort; say this one honours it.
     {
         "id": "fake-reasoner",
         "reasoning": True,

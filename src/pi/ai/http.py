@@ -340,15 +340,20 @@ async def iter_sse(response: Response) -> AsyncIterator[SSEEvent]:
         yield SSEEvent(event or "message", "\n".join(data))
 
 
-def stream_cut_short(provider: str, model_id: str, final_frame: str) -> ConnectionError:
+def stream_cut_short(
+    provider: str, model_id: str, final_frame: str, lead: str = "Stream ended without a finish frame"
+) -> ConnectionError:
     """The error for a stream whose body ended before the frame that marks a complete reply.
 
-    The wording ("ended without a finish frame") is one the retry classifier treats as transient:
-    the server or a proxy dropped the stream, and the same request usually succeeds when sent again.
+    `lead` is the sentence pi prints for the API concerned ("Stream ended without finish_reason",
+    "Anthropic stream ended before message_stop", ...), so logs and scripts read the same under both.
+    Every such sentence says the stream "ended without" or "ended before" its final frame, wording the
+    retry classifier treats as transient: the server or a proxy dropped the stream, and the same request
+    usually succeeds when sent again. The rest says which frame was missing and what to do.
     """
     return ConnectionError(
-        f"Stream ended without a finish frame: the {provider} stream for {model_id} closed before "
-        f"{final_frame}. The reply is incomplete; send the request again."
+        f"{lead}: the {provider} stream for {model_id} closed before {final_frame}. "
+        "The reply is incomplete; send the request again."
     )
 
 

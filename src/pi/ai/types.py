@@ -316,6 +316,7 @@ class ModelCompat(PiModel):
     supports_reasoning_effort: bool | None = None
     reasoning_effort_map: dict[str, str] | None = None
     supports_usage_in_streaming: bool | None = None
+    supports_finish_reason: bool | None = None
     max_tokens_field: Literal["max_completion_tokens", "max_tokens"] | None = None
     requires_tool_result_name: bool | None = None
     requires_assistant_after_tool_result: bool | None = None

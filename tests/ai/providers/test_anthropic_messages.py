@@ -441,8 +441,36 @@ async def test_a_stop_reason_without_message_stop_is_still_incomplete(server: Sc
     server.queue(ok(named_sse(*frames, message_delta("end_turn"))))
     _, final = await complete(server)
     assert final.stop_reason == "error"
-    assert final.error_message is not None and final.error_message.startswith("Stream ended without a finish frame")
+    assert final.error_message is not None
+    assert final.error_message.startswith("Anthropic stream ended before message_stop: ")
     assert is_retryable_assistant_error(final)
+
+
+async def test_reply_records_message_id_raw_stop_reason_and_usage_breakdown(server: ScriptedServer) -> None:
+    start = message_start(input_tokens=20, cache_write=50)
+    start[1]["message"]["usage"]["cache_creation"] = {"ephemeral_5m_input_tokens": 10, "ephemeral_1h_input_tokens": 40}
+    end = message_delta("max_tokens", output_tokens=30)
+    end[1]["usage"]["output_tokens_details"] = {"thinking_tokens": 12}
+    frames = [start, block_start(0, {"type": "text", "text": ""}), text_delta(0, "long"), block_stop(0), end]
+    server.queue(ok(named_sse(*frames, MESSAGE_STOP)))
+    _, final = await complete(server)
+    assert final.stop_reason == "length", final.error_message
+    assert (final.response_id, final.raw_stop_reason, final.response_model) == ("msg_01", "max_tokens", None)
+    assert (final.usage.cache_write, final.usage.cache_write_1h, final.usage.reasoning) == (50, 40, 12)
+    wire = final.model_dump(by_alias=True, exclude_none=True)
+    assert (wire["responseId"], wire["rawStopReason"]) == ("msg_01", "max_tokens")
+    assert (wire["usage"]["cacheWrite1h"], wire["usage"]["reasoning"]) == (40, 12)
+
+
+async def test_a_fallback_model_answering_is_recorded(server: ScriptedServer) -> None:
+    start = message_start()
+    start[1]["message"]["model"] = "claude-haiku-4-5"
+    frames = [start, block_start(0, {"type": "text", "text": ""}), text_delta(0, "hi"), block_stop(0)]
+    server.queue(ok(named_sse(*frames, message_delta("end_turn"), MESSAGE_STOP)))
+    _, final = await complete(server)
+    assert final.response_model == "claude-haiku-4-5"
+    assert final.usage.cache_write_1h == 0  # message_start always names it, as pi's does
+    assert final.usage.reasoning is None  # not broken out by this server
 
 
 # --- HTTP failures, retries, broken streams, abort ------------------------------------------------

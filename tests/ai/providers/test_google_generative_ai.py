@@ -852,9 +852,20 @@ async def test_stream_ending_without_finish_reason_is_incomplete(server: Scripte
     assert message.stop_reason == "error"
     assert message.content[0] == TextContent(text="Half")
     assert message.error_message is not None
-    assert message.error_message.startswith("Stream ended without a finish frame")
+    assert message.error_message.startswith("Google stream ended without a finish reason: ")
     assert "closed before a finishReason" in message.error_message
     assert is_retryable_assistant_error(message)
+
+
+async def test_reply_records_response_id_raw_finish_reason_and_thinking_tokens(server: ScriptedServer) -> None:
+    usage = {**USAGE, "thoughtsTokenCount": 6, "totalTokenCount": 20}
+    server.queue(ok(chunk({"text": "a"}, responseId="resp-g1"), chunk({"text": "b"}, finish="MAX_TOKENS", usage=usage)))
+    _, message = await collect(gemini_model(server), user_context())
+    assert message.stop_reason == "length", message.error_message
+    assert (message.response_id, message.raw_stop_reason) == ("resp-g1", "MAX_TOKENS")
+    assert (message.usage.output, message.usage.reasoning) == (10, 6)  # thoughts are part of the output
+    wire = message.model_dump(by_alias=True, exclude_none=True)
+    assert (wire["responseId"], wire["rawStopReason"], wire["usage"]["reasoning"]) == ("resp-g1", "MAX_TOKENS", 6)
 
 
 async def test_replies_read_to_the_end_reuse_one_connection(keep_alive_server: ScriptedServer) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pi.ai.providers.openai_compat import ResolvedCompat, detect_compat, get_compat, is_local_server_url
+from pi.ai.providers.openai_compat import ResolvedCompat, detect_compat, get_compat
 from pi.ai.types import Model, ModelCompat, RoutingPreferences
 
 
@@ -118,13 +118,9 @@ def test_deepseek_flags() -> None:
         ("sglang", "https://sglang.example.com/v1"),
     ],
 )
-def test_local_servers_get_the_conservative_flags(provider: str, base_url: str) -> None:
-    compat = get_compat(make(provider, base_url))
-    assert compat.supports_developer_role is False
-    assert compat.supports_reasoning_effort is False
-    assert compat.supports_store is False
-    assert compat.max_tokens_field == "max_tokens"
-    assert compat.supports_usage_in_streaming is True
+def test_self_hosted_servers_get_the_guess_of_any_other_host(provider: str, base_url: str) -> None:
+    # As in pi 1.6: store, max_completion_tokens and reasoning_effort go out; only the developer role does not.
+    assert get_compat(make(provider, base_url)) == ResolvedCompat()
 
 
 def test_known_hosted_provider_behind_a_local_proxy_keeps_its_flags() -> None:
@@ -133,9 +129,6 @@ def test_known_hosted_provider_behind_a_local_proxy_keeps_its_flags() -> None:
 
 def test_remote_custom_server_is_not_local() -> None:
     assert get_compat(make("custom", "https://llm.example.com/v1")) == ResolvedCompat()
-    assert not is_local_server_url("https://llm.example.com/v1")
-    assert not is_local_server_url("not a url")
-    assert is_local_server_url("http://[::1]:8080/v1")
 
 
 def test_explicit_compat_overrides_field_by_field() -> None:
@@ -153,16 +146,24 @@ def test_explicit_compat_overrides_field_by_field() -> None:
     assert detect_compat(model).supports_store is False
 
 
-def test_explicit_compat_can_turn_a_local_server_back_on() -> None:
+def test_explicit_compat_turns_off_what_a_self_hosted_server_refuses() -> None:
     model = make(
         "custom",
         "http://localhost:8000/v1",
-        compat=ModelCompat(supports_developer_role=True, supports_reasoning_effort=True, reasoning_effort_map={}),
+        compat=ModelCompat(supports_store=False, supports_reasoning_effort=False, max_tokens_field="max_tokens"),
     )
     compat = get_compat(model)
-    assert compat.supports_developer_role is True
-    assert compat.supports_reasoning_effort is True
-    assert compat.supports_store is False
+    assert (compat.supports_store, compat.supports_reasoning_effort) == (False, False)
+    assert compat.max_tokens_field == "max_tokens"
+    assert compat.supports_developer_role is False  # still the guess
+
+
+def test_supports_finish_reason_defaults_on_and_reads_from_models_json() -> None:
+    assert get_compat(make("custom", "https://llm.example.com/v1")).supports_finish_reason is True
+    off = make(
+        "custom", "https://llm.example.com/v1", compat=ModelCompat.model_validate({"supportsFinishReason": False})
+    )
+    assert get_compat(off).supports_finish_reason is False
 
 
 def test_compat_from_models_json_camel_case_including_extra_flags() -> None:

@@ -338,10 +338,12 @@ async def test_usage_with_cached_and_reasoning_tokens_and_cost(server: ScriptedS
     server.queue(reply(chunk({"content": "x"}), chunk({}, "stop"), usage_chunk(1000, 200, cached=400, reasoning=50)))
     _, message = await run(make_model(server), ctx(user()))
     usage = message.usage
-    assert (usage.input, usage.output, usage.cache_read, usage.cache_write) == (600, 250, 400, 0)
-    assert usage.total_tokens == 1250
+    # completion_tokens already counts the reasoning tokens; `reasoning` only breaks them out.
+    assert (usage.input, usage.output, usage.cache_read, usage.cache_write) == (600, 200, 400, 0)
+    assert usage.reasoning == 50
+    assert usage.total_tokens == 1200
     assert usage.cost.input == pytest.approx(600 * 2.0 / 1e6)
-    assert usage.cost.output == pytest.approx(250 * 8.0 / 1e6)
+    assert usage.cost.output == pytest.approx(200 * 8.0 / 1e6)
     assert usage.cost.cache_read == pytest.approx(400 * 0.5 / 1e6)
     assert usage.cost.total == pytest.approx(usage.cost.input + usage.cost.output + usage.cost.cache_read)
 
@@ -601,14 +603,39 @@ async def test_non_reasoning_model_gets_system_role_and_no_effort(server: Script
 
 
 @pytest.mark.parametrize("provider", ["ollama", "lmstudio", "llama.cpp", "vllm", "my-local-server"])
-async def test_local_server_body(server: ScriptedServer, provider: str) -> None:
+async def test_local_server_body_is_the_one_pi_sends(server: ScriptedServer, provider: str) -> None:
+    # pi 1.6.0 sends a reasoning model on a loopback server store, max_completion_tokens and the level's effort.
     model = make_model(server, provider, "qwen3:8b", reasoning=True)
-    body = await sent_body(server, model, ctx(user(), system="S"), max_tokens=512, extra={"reasoning_effort": "medium"})
+    body = await sent_body(server, model, ctx(user(), system="S"), simple=True, max_tokens=512, reasoning="high")
     assert body["messages"][0] == {"role": "system", "content": "S"}
-    assert "store" not in body
-    assert "reasoning_effort" not in body
-    assert body["max_tokens"] == 512 and "max_completion_tokens" not in body
+    assert body["store"] is False
+    assert body["reasoning_effort"] == "high"
+    assert body["max_completion_tokens"] == 512 and "max_tokens" not in body
     assert body["stream_options"] == {"include_usage": True}
+
+
+async def test_local_server_compat_can_ask_for_the_classic_fields(server: ScriptedServer) -> None:
+    compat = ModelCompat(supports_store=False, supports_reasoning_effort=False, max_tokens_field="max_tokens")
+    model = make_model(server, "my-local-server", "qwen3:8b", reasoning=True, compat=compat)
+    body = await sent_body(server, model, ctx(user()), simple=True, max_tokens=512, reasoning="high")
+    assert "store" not in body and "reasoning_effort" not in body and "max_completion_tokens" not in body
+    assert body["max_tokens"] == 512
+
+
+async def test_local_reasoning_model_thinking_off_sends_no_effort(server: ScriptedServer) -> None:
+    model = make_model(server, "my-local-server", "qwen3:8b", reasoning=True)
+    body = await sent_body(server, model, ctx(user()), simple=True, reasoning="off")
+    assert "reasoning_effort" not in body and body["store"] is False
+
+
+async def test_ant_ling_sends_only_the_efforts_its_map_names(server: ScriptedServer) -> None:
+    levels: dict[str, str | None] = {"off": None, "medium": None, "high": "high"}
+    model = make_model(server, "ant-ling", "Ring-2.6-1T", reasoning=True, thinking_level_map=levels)
+    assert (await sent_body(server, model, ctx(user()), simple=True, reasoning="high"))["reasoning"] == {
+        "effort": "high"
+    }
+    unnamed = make_model(server, "ant-ling", "Ring-x", reasoning=True)
+    assert "reasoning" not in await sent_body(server, unnamed, ctx(user()), simple=True, reasoning="high")
 
 
 async def test_groq_qwen_effort_map(server: ScriptedServer) -> None:
@@ -991,8 +1018,10 @@ async def test_stream_ending_without_finish_reason_or_done_is_incomplete(server:
     assert events[-1].type == "error"
     assert message.stop_reason == "error"
     assert message.content[0] == TextContent(text="Writing")
-    assert (message.error_message or "").startswith("Stream ended without a finish frame")
-    assert "openai stream for gpt-4o-mini closed before a finish_reason or [DONE]" in (message.error_message or "")
+    assert (message.error_message or "").startswith("Stream ended without finish_reason: ")
+    assert "openai stream for gpt-4o-mini closed before a chunk carrying finish_reason." in (
+        message.error_message or ""
+    )
     assert is_retryable_assistant_error(message)
 
 
@@ -1001,6 +1030,77 @@ async def test_finish_reason_without_done_marker_is_complete(server: ScriptedSer
     _, message = await run(make_model(server), ctx(user()))
     assert message.stop_reason == "stop", message.error_message
     assert message.content == [TextContent(text="ok")]
+
+
+async def test_done_marker_without_finish_reason_is_a_cut_stream(server: ScriptedServer) -> None:
+    # pi 1.6.0 refuses this too ("Stream ended without finish_reason"): a gateway that loses the
+    # upstream mid-reply may still close the stream politely with [DONE].
+    server.queue(reply(chunk({"role": "assistant", "content": ""}), chunk({"content": "half an ans"})))
+    events, message = await run(make_model(server), ctx(user()))
+    assert events[-1].type == "error"
+    assert message.stop_reason == "error"
+    assert message.content == [TextContent(text="half an ans")]
+    assert message.error_message == (
+        "Stream ended without finish_reason: the openai stream for gpt-4o-mini closed before a chunk "
+        "carrying finish_reason ([DONE] came without one). The reply is incomplete; send the request again."
+    )
+    assert is_retryable_assistant_error(message)
+
+
+@pytest.mark.parametrize("done", [True, False], ids=["done", "eof"])
+async def test_without_finish_reason_support_the_body_ends_the_reply(server: ScriptedServer, done: bool) -> None:
+    frames: list[dict[str, Any] | str] = [chunk({"content": "all "}), chunk({"content": "of it"})]
+    server.queue(ScriptedResponse(chunks=sse(*frames, *(["[DONE]"] if done else []))))
+    model = make_model(server, "custom-host", compat=ModelCompat(supports_finish_reason=False))
+    _, message = await run(model, ctx(user()))
+    assert message.stop_reason == "stop", message.error_message
+    assert message.content == [TextContent(text="all of it")]
+    assert message.raw_stop_reason is None
+
+
+async def test_without_finish_reason_support_a_tool_call_still_asks_for_results(server: ScriptedServer) -> None:
+    server.queue(reply(chunk(tool_delta(0, call_id="call_1", name="read", args='{"path": "a"}'))))
+    model = make_model(server, "custom-host", compat=ModelCompat.model_validate({"supportsFinishReason": False}))
+    _, message = await run(model, ctx(user(), tools=[READ_TOOL]))
+    assert message.stop_reason == "toolUse", message.error_message
+
+
+async def test_reply_records_response_id_served_model_and_raw_finish_reason(server: ScriptedServer) -> None:
+    server.queue(reply(chunk({"content": "x"}), chunk({}, "length"), usage_chunk(10, 4, reasoning=3)))
+    _, message = await run(make_model(server), ctx(user()))
+    assert message.stop_reason == "length"
+    assert (message.response_id, message.raw_stop_reason) == ("chatcmpl-abc123", "length")
+    assert message.response_model == "gpt-4o-mini-2024-07-18"  # the dated snapshot that answered
+    assert message.usage.reasoning == 3
+    wire = message.model_dump(by_alias=True, exclude_none=True)
+    assert (wire["responseId"], wire["rawStopReason"], wire["responseModel"]) == (
+        "chatcmpl-abc123",
+        "length",
+        "gpt-4o-mini-2024-07-18",
+    )
+    assert wire["usage"]["reasoning"] == 3
+
+
+async def test_served_model_equal_to_the_requested_one_is_not_repeated(server: ScriptedServer) -> None:
+    served = chunk({"content": "x"}, model="gpt-4o-mini")
+    server.queue(reply(served, chunk({}, "stop", model="gpt-4o-mini")))
+    _, message = await run(make_model(server), ctx(user()))
+    assert message.response_model is None
+    assert message.usage.reasoning is None  # no usage reported at all
+
+
+async def test_usage_with_cache_writes_and_top_level_cached_tokens(server: ScriptedServer) -> None:
+    openrouter = {"prompt_tokens": 1000, "completion_tokens": 20, "prompt_tokens_details": {"cache_write_tokens": 300}}
+    kimi = {"prompt_tokens": 500, "completion_tokens": 5, "cached_tokens": 120}
+    server.queue(
+        reply(chunk({"content": "x"}), chunk({}, "stop"), {**usage_chunk(), "usage": openrouter}),
+        reply(chunk({"content": "x"}), chunk({}, "stop"), {**usage_chunk(), "usage": kimi}),
+    )
+    _, first = await run(make_model(server), ctx(user()))
+    assert (first.usage.input, first.usage.cache_write, first.usage.cache_read) == (700, 300, 0)
+    assert first.usage.total_tokens == 1020
+    _, second = await run(make_model(server), ctx(user()))
+    assert (second.usage.input, second.usage.cache_read, second.usage.reasoning) == (380, 120, 0)
 
 
 # --- connection reuse ------------------------------------------------------------------------------

@@ -575,10 +575,46 @@ async def test_stream_that_ends_without_a_terminal_event_is_an_error(server: Scr
     server.queue(ScriptedResponse(chunks=_frames(created(), *text_item("msg_1", ["half"]))))
     _, message = await run(make_model(server), hello())
     assert message.stop_reason == "error"
-    assert (message.error_message or "").startswith("Stream ended without a finish frame")
+    assert (message.error_message or "").startswith("OpenAI Responses stream ended before a terminal response event: ")
     assert "closed before response.completed" in (message.error_message or "")
     assert "gpt-5-mini" in (message.error_message or "")
     assert is_retryable_assistant_error(message)
+    assert message.response_id == "resp_1"  # known from response.created, before the stream broke
+
+
+async def test_reply_records_response_id_raw_status_and_usage_breakdown(server: ScriptedServer) -> None:
+    done = finished(
+        kind="response.incomplete",
+        status="incomplete",
+        input_tokens=500,
+        cached=100,
+        incomplete_details={"reason": "max_output_tokens"},
+    )
+    response = done["response"]
+    response["id"] = "resp_final"
+    response["usage"]["input_tokens_details"]["cache_write_tokens"] = 150
+    response["usage"]["output_tokens_details"]["reasoning_tokens"] = 7
+    server.queue(ScriptedResponse(chunks=_frames(created(), *text_item("msg_1", ["cut"]), done)))
+    _, message = await run(make_model(server), hello())
+    assert message.stop_reason == "length", message.error_message
+    assert (message.response_id, message.raw_stop_reason) == ("resp_final", "incomplete.max_output_tokens")
+    usage = message.usage
+    assert (usage.input, usage.cache_read, usage.cache_write, usage.reasoning) == (250, 100, 150, 7)
+    wire = message.model_dump(by_alias=True, exclude_none=True)
+    assert (wire["responseId"], wire["rawStopReason"], wire["usage"]["reasoning"]) == (
+        "resp_final",
+        "incomplete.max_output_tokens",
+        7,
+    )
+    assert "endTurn" not in wire  # only Codex says whether the turn ended
+
+
+async def test_a_failed_response_records_its_raw_status(server: ScriptedServer) -> None:
+    failed = finished(kind="response.failed", status="failed", error={"code": "server_error", "message": "oops"})
+    server.queue(ScriptedResponse(chunks=_frames(created(), failed)))
+    _, message = await run(make_model(server), hello())
+    assert message.stop_reason == "error"
+    assert (message.raw_stop_reason, message.error_message) == ("failed", "server_error: oops")
 
 
 # --- HTTP failures ---------------------------------------------------------------------------------

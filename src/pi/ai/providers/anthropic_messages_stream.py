@@ -46,7 +46,12 @@ _STOP_REASONS: dict[str, StopReason] = {
 
 
 def _set_usage(usage: Usage, wire: dict[str, Any], *, reset: bool) -> None:
-    """message_start gives the first counts; message_delta may update any of them."""
+    """message_start gives the first counts; message_delta may update any of them.
+
+    Besides the four counts, the one-hour part of the cache writes (``cache_creation``, which
+    costs more) and the thinking tokens (``output_tokens_details``, already part of the output)
+    are kept when the server breaks them out; message_start always sets the former, as pi does.
+    """
     fields = (
         ("input", "input_tokens"),
         ("output", "output_tokens"),
@@ -59,6 +64,16 @@ def _set_usage(usage: Usage, wire: dict[str, Any], *, reset: bool) -> None:
             setattr(usage, attr, value)
         elif reset:
             setattr(usage, attr, 0)
+    creation = wire.get("cache_creation")
+    long_write = creation.get("ephemeral_1h_input_tokens") if isinstance(creation, dict) else None
+    if isinstance(long_write, int):
+        usage.cache_write_1h = long_write
+    elif reset:
+        usage.cache_write_1h = 0
+    details = wire.get("output_tokens_details")
+    thinking = details.get("thinking_tokens") if isinstance(details, dict) else None
+    if isinstance(thinking, int):
+        usage.reasoning = thinking
     usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
 
 
@@ -91,6 +106,12 @@ class StreamReader:
         usage = builder.output.usage
         if kind == "message_start":
             message = data.get("message") or {}
+            output = builder.output
+            if isinstance(message.get("id"), str) and message["id"]:
+                output.response_id = message["id"]
+            served = message.get("model")
+            if isinstance(served, str) and served and served != self.model.id:
+                output.response_model = served  # a fallback model answered
             _set_usage(usage, message.get("usage") or {}, reset=True)
         elif kind == "content_block_start":
             self._block_start(int(data.get("index", 0)), data.get("content_block") or {})
@@ -153,6 +174,7 @@ class StreamReader:
             raise ValueError(f"Unhandled stop reason: {reason}")
         self.stop_reason = reason
         output = self.builder.output
+        output.raw_stop_reason = reason
         output.stop_reason = mapped
         if mapped == "error":
             output.error_message = (
@@ -180,7 +202,7 @@ async def read_stream(response: Response, reader: StreamReader, model: Model) ->
     except TransportError as exc:
         raise connection_lost(model.provider, model.id, exc) from exc
     if not stopped:
-        raise stream_cut_short(model.provider, model.id, "message_stop")
+        raise stream_cut_short(model.provider, model.id, "message_stop", "Anthropic stream ended before message_stop")
 
 
 __all__ = ["REDACTED_THINKING_TEXT", "StreamReader", "read_stream"]

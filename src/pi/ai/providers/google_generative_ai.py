@@ -252,14 +252,17 @@ def apply_usage(usage: Usage, metadata: dict[str, Any]) -> None:
 
     Unlike the TypeScript pi, which reports ``promptTokenCount`` as input, `input` here excludes the
     cached tokens (counted in `cache_read`), the meaning `Usage.input` has for every other provider.
-    Thinking tokens are output; the total is the server's own.
+    Thinking tokens are output, and `reasoning` says how many of them there were; the total is the
+    server's own.
     """
     prompt = int(metadata.get("promptTokenCount") or 0)
     cached = int(metadata.get("cachedContentTokenCount") or 0)
+    thoughts = int(metadata.get("thoughtsTokenCount") or 0)
     usage.input = max(0, prompt - cached)
     usage.cache_read = cached
     usage.cache_write = 0
-    usage.output = int(metadata.get("candidatesTokenCount") or 0) + int(metadata.get("thoughtsTokenCount") or 0)
+    usage.reasoning = thoughts
+    usage.output = int(metadata.get("candidatesTokenCount") or 0) + thoughts
     usage.total_tokens = int(metadata.get("totalTokenCount") or 0) or prompt + usage.output
 
 
@@ -276,12 +279,16 @@ class ReplyReader:
         if "error" in chunk:
             raise RuntimeError(_stream_error_text(chunk["error"]))
         output = self.builder.output
+        response_id = chunk.get("responseId")
+        if isinstance(response_id, str) and response_id and output.response_id is None:
+            output.response_id = response_id
         candidates = chunk.get("candidates") or []
         candidate = candidates[0] if candidates and isinstance(candidates[0], dict) else {}
         for part in (candidate.get("content") or {}).get("parts") or []:
             self._part(part)
         reason = candidate.get("finishReason")
         if reason:
+            output.raw_stop_reason = str(reason)
             self._finish(str(reason), candidate.get("finishMessage"))
             self.finished = True
         block_reason = (chunk.get("promptFeedback") or {}).get("blockReason")
@@ -301,7 +308,9 @@ class ReplyReader:
         output = self.builder.output
         if not self.finished:
             model = self.builder.model
-            raise stream_cut_short(model.provider, model.id, "a finishReason")
+            raise stream_cut_short(
+                model.provider, model.id, "a finishReason", "Google stream ended without a finish reason"
+            )
         if any(isinstance(block, ToolCall) for block in output.content):
             output.stop_reason = "toolUse"
             output.error_message = None

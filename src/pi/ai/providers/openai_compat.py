@@ -6,13 +6,13 @@ instead of ``max_completion_tokens``. `get_compat` resolves one flag set per mod
 from the provider name and base URL (`detect_compat`), then every field the model's own ``compat``
 sets, field by field, so a models.json entry only has to name what the guess gets wrong.
 
-Local servers (Ollama on :11434, LM Studio on :1234, vLLM, llama.cpp's server, SGLang, or any
-custom provider whose base URL is on this machine or a private network) are treated alike: no
-``developer`` role, no ``reasoning_effort`` and no ``store`` (their OpenAI layers either reject
-these or silently ignore them, and a system prompt sent as ``developer`` is dropped by some chat
-templates), and the output limit goes in the classic ``max_tokens`` field, which all of them read.
-A known hosted provider (``openai``, ``groq``, ...) keeps its own flags even when its base URL
-points at a local proxy, since the proxy forwards to that provider.
+Self-hosted servers (Ollama, LM Studio, vLLM, llama.cpp's server, SGLang, any custom provider on
+this machine or a private network) get the same guess as any other unknown host, as in pi 1.6:
+``store: false``, ``max_completion_tokens`` and, for a model declared ``"reasoning": true``, the
+``reasoning_effort`` of the chosen thinking level. Their OpenAI layers accept or ignore these
+fields, and leaving ``reasoning_effort`` out would make the thinking level silently do nothing; a
+server that refuses one of them is told so in its models.json ``compat`` (``supportsStore``,
+``supportsReasoningEffort``, ``maxTokensField``). Only OpenAI's own API gets the ``developer`` role.
 
 Two hosted APIs reached through this wire format get their own treatment: Mistral
 (api.mistral.ai) takes ``max_tokens``, no ``store``, no ``stream_options`` (it refuses fields it
@@ -25,14 +25,11 @@ field back on every assistant turn.
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any, Literal, TypeAlias
-from urllib.parse import urlsplit
 
 from msgspec import Struct, field
 from msgspec.structs import replace
 
-from pi.ai.env_api_keys import ENV_KEYS
 from pi.ai.types import Model, RoutingPreferences
 
 ThinkingFormat: TypeAlias = str
@@ -44,13 +41,6 @@ ThinkingFormat: TypeAlias = str
 
 MaxTokensField: TypeAlias = Literal["max_completion_tokens", "max_tokens"]
 
-LOCAL_SERVER_PORTS = frozenset({11434, 1234})
-"""Ollama and LM Studio listen here by default."""
-
-LOCAL_SERVER_PROVIDERS = frozenset(
-    {"ollama", "lmstudio", "lm-studio", "vllm", "llama.cpp", "llama-cpp", "llamacpp", "sglang", "local"}
-)
-
 
 class ResolvedCompat(Struct, frozen=True):
     """Every flag with a value; see the spec's compat table for what each one changes on the wire."""
@@ -61,6 +51,9 @@ class ResolvedCompat(Struct, frozen=True):
     supports_reasoning_effort: bool = True
     reasoning_effort_map: dict[str, str] = field(default_factory=dict)
     supports_usage_in_streaming: bool = True
+    supports_finish_reason: bool = True
+    """The server ends every reply with a chunk carrying ``finish_reason``; without one the stream was cut.
+    Off for servers that never send it, whose replies then end with the body."""
     max_tokens_field: MaxTokensField = "max_completion_tokens"
     requires_tool_result_name: bool = False
     requires_assistant_after_tool_result: bool = False
@@ -93,40 +86,6 @@ _EXTRA_FLAGS = {
 
 _DICT_FIELDS = frozenset({"reasoning_effort_map", "chat_template_kwargs"})
 """Flags pi's compat object may carry that our `ModelCompat` keeps only as extra keys."""
-
-
-def _host_and_port(base_url: str) -> tuple[str, int | None]:
-    try:
-        parts = urlsplit(base_url)
-        return (parts.hostname or "").lower(), parts.port
-    except ValueError:
-        return "", None
-
-
-def is_local_server_url(base_url: str) -> bool:
-    """A base URL on this machine, a private network or a local server's well-known port."""
-    host, port = _host_and_port(base_url)
-    if not host:
-        return False
-    if port in LOCAL_SERVER_PORTS:
-        return True
-    if host == "localhost" or host.endswith((".localhost", ".local")):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return address.is_loopback or address.is_private or address.is_unspecified
-
-
-def is_local_server(model: Model) -> bool:
-    """A self-hosted server rather than a hosted provider (see the module docstring)."""
-    provider = model.provider.lower()
-    if provider in LOCAL_SERVER_PROVIDERS:
-        return True
-    if provider in ENV_KEYS:
-        return False
-    return is_local_server_url(model.base_url)
 
 
 def is_openrouter(model: Model) -> bool:
@@ -178,18 +137,17 @@ def detect_compat(model: Model) -> ResolvedCompat:
     is_openai = provider == "openai" or "api.openai.com" in url
     mistral = is_mistral(model)
     deepseek = is_deepseek(model)
-    local = is_local_server(model)
 
-    no_store = (
-        is_cerebras or is_xai or is_chutes or deepseek or is_zai or is_opencode or mistral or local or is_nvidia
-    ) or (is_together or is_moonshot or is_cf_workers or is_cf_gateway or is_ant_ling)
+    no_store = (is_cerebras or is_xai or is_chutes or deepseek or is_zai or is_opencode or mistral or is_nvidia) or (
+        is_together or is_moonshot or is_cf_workers or is_cf_gateway or is_ant_ling
+    )
     effort_map: dict[str, str] = {}
     if is_groq and model.id == "qwen/qwen3-32b":
         effort_map = dict.fromkeys(("minimal", "low", "medium", "high", "xhigh"), "default")
-    classic_max_tokens = (is_chutes or mistral or deepseek or local or is_moonshot or is_cf_gateway) or (
+    classic_max_tokens = (is_chutes or mistral or deepseek or is_moonshot or is_cf_gateway) or (
         is_together or is_nvidia or is_ant_ling or is_zai
     )
-    no_effort = is_xai or is_zai or mistral or local or is_moonshot or is_together or is_cf_gateway
+    no_effort = is_xai or is_zai or mistral or is_moonshot or is_together or is_cf_gateway
     anthropic_via_openrouter = is_openrouter(model) and model.id.startswith("anthropic/")
     return ResolvedCompat(
         supports_store=not no_store,
@@ -231,16 +189,12 @@ def get_compat(model: Model) -> ResolvedCompat:
 
 
 __all__ = [
-    "LOCAL_SERVER_PORTS",
-    "LOCAL_SERVER_PROVIDERS",
     "MaxTokensField",
     "ResolvedCompat",
     "ThinkingFormat",
     "detect_compat",
     "get_compat",
     "is_deepseek",
-    "is_local_server",
-    "is_local_server_url",
     "is_mistral",
     "is_openrouter",
     "is_vercel_gateway",

@@ -273,19 +273,36 @@ def map_finish_reason(reason: str | None) -> StopReason:
 
 
 def parse_usage(raw: dict[str, Any]) -> Usage:
-    """`input` excludes cached prompt tokens; reasoning tokens count as output (Groq leaves them out)."""
+    """Token counts of a usage object, in pi's normalised meaning.
+
+    `input` excludes the prompt tokens read from or written to the cache; `cache_read` is OpenAI's
+    ``cached_tokens`` (DeepSeek: ``prompt_cache_hit_tokens``, Kimi: a top-level ``cached_tokens``);
+    `cache_write` is the ``cache_write_tokens`` some OpenRouter upstreams report. `output` is
+    ``completion_tokens``, which already includes the reasoning tokens (pi 1.6 reads it so, after
+    earlier versions added them a second time); `reasoning` breaks those out, 0 when not reported.
+    """
     prompt_details = raw.get("prompt_tokens_details")
     completion_details = raw.get("completion_tokens_details")
+    prompt_details = prompt_details if isinstance(prompt_details, dict) else {}
+    completion_details = completion_details if isinstance(completion_details, dict) else {}
     cached = int(
-        (prompt_details.get("cached_tokens") if isinstance(prompt_details, dict) else None)
+        prompt_details.get("cached_tokens")
         or raw.get("prompt_cache_hit_tokens")  # DeepSeek
+        or raw.get("cached_tokens")  # Kimi
         or 0
     )
-    reasoning = int((completion_details.get("reasoning_tokens") if isinstance(completion_details, dict) else None) or 0)
+    cache_write = int(prompt_details.get("cache_write_tokens") or 0)
+    reasoning = int(completion_details.get("reasoning_tokens") or raw.get("reasoning_tokens") or 0)
     prompt = int(raw.get("prompt_tokens") or 0)
-    output = int(raw.get("completion_tokens") or 0) + reasoning
-    usage = Usage(input=prompt - cached, output=output, cache_read=cached, cache_write=0)
-    usage.total_tokens = usage.input + usage.output + usage.cache_read
+    output = int(raw.get("completion_tokens") or 0)
+    usage = Usage(
+        input=max(0, prompt - cached - cache_write),
+        output=output,
+        cache_read=cached,
+        cache_write=cache_write,
+        reasoning=reasoning,
+    )
+    usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
     return usage
 
 
@@ -294,6 +311,7 @@ class _ChunkReader:
 
     def __init__(self, builder: OutputBuilder, grammar_inputs: Mapping[str, str] | None = None) -> None:
         self.builder = builder
+        self.model_id = builder.model.id
         self.grammar_inputs: Mapping[str, str] = grammar_inputs or {}
         """Grammar tools by name -> the argument their raw ``custom.input`` fills."""
         self.custom: GrammarInputStream | None = None
@@ -303,11 +321,20 @@ class _ChunkReader:
         self.encrypted_reasoning: dict[str, str] = {}
         self.counter = 0
         self.finished = False
-        """A finish_reason or the ``[DONE]`` marker arrived; a stream ending without either was cut short."""
+        """A chunk carried a finish_reason: only that says the reply is whole (``[DONE]`` alone does not)."""
+        self.done = False
+        """The ``[DONE]`` marker arrived."""
 
     def chunk(self, chunk: dict[str, Any]) -> None:
         if chunk.get("error"):
             raise RuntimeError(_chunk_error_text(chunk["error"]))
+        output = self.builder.output
+        chunk_id = chunk.get("id")
+        if isinstance(chunk_id, str) and chunk_id and output.response_id is None:
+            output.response_id = chunk_id  # every chunk of one completion carries the same id
+        served = chunk.get("model")
+        if isinstance(served, str) and served and served != self.model_id and output.response_model is None:
+            output.response_model = served  # a dated snapshot or a router's pick
         choices = chunk.get("choices")
         choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
         usage = chunk.get("usage")
@@ -319,7 +346,8 @@ class _ChunkReader:
             return
         finish = choice.get("finish_reason")
         if finish:
-            self.builder.output.stop_reason = map_finish_reason(finish)
+            output.raw_stop_reason = str(finish)
+            output.stop_reason = map_finish_reason(finish)
             self.finished = True
         delta = choice.get("delta")
         if isinstance(delta, dict):
@@ -447,7 +475,19 @@ class _ChunkReader:
             output.stop_reason = "toolUse"  # some local servers end tool calls with "stop"
 
 
-async def _read_stream(response: Response, builder: OutputBuilder, grammar: Mapping[str, str] | None = None) -> None:
+async def _read_stream(
+    response: Response,
+    builder: OutputBuilder,
+    grammar: Mapping[str, str] | None = None,
+    supports_finish_reason: bool = True,
+) -> None:
+    """Read chunks up to ``[DONE]`` or the end of the body; the reply is whole only with a finish_reason.
+
+    A proxy or server that drops the stream may still close it cleanly, even with ``[DONE]``, so
+    the finish_reason is what tells a whole reply from a cut one; a cut one fails with a transient
+    error that the session sends again. A server that never sends finish_reason (compat
+    ``supportsFinishReason: false``) ends its replies with the body instead.
+    """
     reader = _ChunkReader(builder, grammar)
     events = iter_sse(response)
     async for event in events:
@@ -455,14 +495,15 @@ async def _read_stream(response: Response, builder: OutputBuilder, grammar: Mapp
         if not data:
             continue
         if data == "[DONE]":
-            reader.finished = True
+            reader.done = True
             await finish_stream(events)
             break
         chunk = parse_json_data(data)
         if isinstance(chunk, dict):
             reader.chunk(chunk)
-    if not reader.finished:
-        raise stream_cut_short(builder.model.provider, builder.model.id, "a finish_reason or [DONE]")
+    if not reader.finished and supports_finish_reason:
+        missing = "a chunk carrying finish_reason" + (" ([DONE] came without one)" if reader.done else "")
+        raise stream_cut_short(builder.model.provider, builder.model.id, missing, "Stream ended without finish_reason")
     reader.close_custom()
     builder.end_block()
     reader.finish()
@@ -498,7 +539,7 @@ def stream_openai_completions(model: Model, context: Context, options: StreamOpt
             raise _reworded_http_error(exc, model) from exc
         try:
             builder.start()
-            await _read_stream(response, builder, grammar)
+            await _read_stream(response, builder, grammar, compat.supports_finish_reason)
         except TransportError as exc:
             raise connection_lost(model.provider, model.id, exc) from exc
         finally:

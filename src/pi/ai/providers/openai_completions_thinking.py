@@ -76,8 +76,13 @@ def apply_thinking(body: dict[str, Any], model: Model, compat: ResolvedCompat, l
         elif _off_allowed(model):
             body["reasoning"] = {"effort": _off_value(model) or "none"}
     elif fmt == "ant-ling":
-        if level and effort:
-            body["reasoning"] = {"effort": effort}
+        # Ant Ling takes only the efforts the model's map names (as pi 1.6 sends them): a level the
+        # map leaves out asks for nothing rather than a value the server may refuse.
+        named = (model.thinking_level_map or {}).get(level) if level else None
+        if level and level in compat.reasoning_effort_map:
+            named = compat.reasoning_effort_map[level]
+        if isinstance(named, str):
+            body["reasoning"] = {"effort": named}
     elif fmt == "together":
         body["reasoning"] = {"enabled": bool(level)}
         if effort and compat.supports_reasoning_effort:

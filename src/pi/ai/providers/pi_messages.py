@@ -315,7 +315,9 @@ async def read_reply(builder: BilledOutputBuilder, response: Response) -> None:
             if reader.finished:
                 break
         if not reader.finished:
-            raise stream_cut_short(model.provider, model.id, FINAL_FRAMES)
+            raise stream_cut_short(
+                model.provider, model.id, FINAL_FRAMES, f"{model.provider} stream ended without a terminal event"
+            )
         await finish_stream(frames)
     except TransportError as exc:
         raise connection_lost(model.provider, model.id, exc) from exc

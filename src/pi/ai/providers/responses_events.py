@@ -98,13 +98,20 @@ class ResponsesStreamReader:
                 return
         if not self.finished:
             model = self.builder.model
-            raise stream_cut_short(model.provider, model.id, "response.completed")
+            raise stream_cut_short(
+                model.provider,
+                model.id,
+                "response.completed",
+                "OpenAI Responses stream ended before a terminal response event",
+            )
 
     def handle(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
         builder = self.builder
         open_block = builder.open_block
-        if kind == "response.output_item.added":
+        if kind == "response.created":
+            self._note_response_id(event.get("response"))
+        elif kind == "response.output_item.added":
             self._item_added(event.get("item") or {})
         elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
             if isinstance(open_block, ThinkingContent):
@@ -222,24 +229,40 @@ class ResponsesStreamReader:
         elif kind == "custom_tool_call":
             self._custom_done(item)
 
+    def _note_response_id(self, response: Any) -> None:
+        """The response's id, known from ``response.created`` on; it names the reply for a later request."""
+        if isinstance(response, dict) and isinstance(response.get("id"), str) and response["id"]:
+            self.builder.output.response_id = response["id"]
+
     def _finish(self, kind: str, response: dict[str, Any]) -> None:
         builder = self.builder
         output = builder.output
+        self._note_response_id(response)
         usage = response.get("usage")
         if isinstance(usage, dict):
             details = usage.get("input_tokens_details") or {}
             cached = int(details.get("cached_tokens") or 0)
-            output.usage.input = int(usage.get("input_tokens") or 0) - cached
+            cache_write = int(details.get("cache_write_tokens") or 0)
+            output_details = usage.get("output_tokens_details") or {}
+            output.usage.input = max(0, int(usage.get("input_tokens") or 0) - cached - cache_write)
             output.usage.cache_read = cached
             output.usage.output = int(usage.get("output_tokens") or 0)
-            output.usage.cache_write = 0
+            output.usage.cache_write = cache_write
+            output.usage.reasoning = int(output_details.get("reasoning_tokens") or 0)
             output.usage.total_tokens = int(usage.get("total_tokens") or 0)
         apply_service_tier_pricing(builder, response.get("service_tier") or self.service_tier)
         self.finished = True
+        status = response.get("status")
+        incomplete = response.get("incomplete_details")
+        reason = incomplete.get("reason") if isinstance(incomplete, dict) else None
+        if isinstance(status, str) and status:
+            # As pi records it: the status, and for an incomplete reply why ("incomplete.max_output_tokens").
+            output.raw_stop_reason = f"{status}.{reason}" if isinstance(reason, str) and reason else status
+        if isinstance(response.get("end_turn"), bool):
+            output.end_turn = response["end_turn"]  # Codex: whether the model meant to end its turn here
         if kind == "response.failed":
             builder.end_block()
             raise RuntimeError(failure_message(response))
-        status = response.get("status")
         if status is None:
             status = "incomplete" if kind == "response.incomplete" else "completed"
         builder.end_block()
