@@ -5,12 +5,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi.ai.faux import faux_assistant_message, faux_tool_call
-from tests.app.interactive.core_support import faux_provider, make_app
+from pi.ai.faux import FauxProvider, faux_assistant_message, faux_tool_call
+from tests.app.interactive.core_support import Harness, faux_provider, make_app
 
 ENTER = "\r"
 CTRL_C = "\x03"
 NOT_FOUND = "Tool mystery not found"
+
+
+async def _one_run_calling_call_0_twice(faux: FauxProvider, tmp_path: Path) -> Harness:
+    """The app after "go" was sent, in a run whose two tool calls both have the id ``call_0``."""
+    faux.set_responses(
+        [
+            faux_assistant_message([faux_tool_call("mystery", {"turn": 1}, id="call_0")]),
+            faux_assistant_message([faux_tool_call("mystery", {"turn": 2}, id="call_0")]),
+            faux_assistant_message("all done"),
+        ]
+    )
+    h = make_app(faux, tmp_path, rows=60)
+    await h.start()
+    h.type("go")
+    h.keys(ENTER)
+    return h
 
 
 async def test_a_reused_call_id_in_a_later_run_gets_a_new_card(tmp_path: Path) -> None:
@@ -40,17 +56,7 @@ async def test_a_reused_call_id_in_a_later_run_gets_a_new_card(tmp_path: Path) -
 
 async def test_a_reused_call_id_within_one_run_gets_a_new_card(tmp_path: Path) -> None:
     with faux_provider() as faux:
-        faux.set_responses(
-            [
-                faux_assistant_message([faux_tool_call("mystery", {"turn": 1}, id="call_0")]),
-                faux_assistant_message([faux_tool_call("mystery", {"turn": 2}, id="call_0")]),
-                faux_assistant_message("all done"),
-            ]
-        )
-        h = make_app(faux, tmp_path, rows=60)
-        await h.start()
-        h.type("go")
-        h.keys(ENTER)
+        h = await _one_run_calling_call_0_twice(faux, tmp_path)
         text = await h.wait(lambda s: "all done" in s and "Working" not in s)
         assert '"turn": 1' in text and '"turn": 2' in text
         assert text.count(NOT_FOUND) == 2
@@ -62,17 +68,7 @@ async def test_a_reused_call_id_within_one_run_gets_a_new_card(tmp_path: Path) -
 async def test_a_resumed_transcript_draws_every_call_with_a_reused_id(tmp_path: Path) -> None:
     """`rebuild` (resume, compaction) pairs each result with the latest call of that id."""
     with faux_provider() as faux:
-        faux.set_responses(
-            [
-                faux_assistant_message([faux_tool_call("mystery", {"turn": 1}, id="call_0")]),
-                faux_assistant_message([faux_tool_call("mystery", {"turn": 2}, id="call_0")]),
-                faux_assistant_message("all done"),
-            ]
-        )
-        h = make_app(faux, tmp_path, rows=60)
-        await h.start()
-        h.type("go")
-        h.keys(ENTER)
+        h = await _one_run_calling_call_0_twice(faux, tmp_path)
         await h.wait(lambda s: "all done" in s and "Working" not in s)
         h.app.chat.rebuild(h.app.session.messages)
         h.app.request_render()
