@@ -102,19 +102,52 @@ def test_settings_theme_preview(make_pi: Any, server: ScriptedServer) -> None:
     pi.type("theme")
     pi.wait_for(lambda s: any("Theme" in line and "dark" in line for line in s.split("\n")))
     pi.keys("Enter")
-    pi.wait_for("→ dark")
+    pi.wait_for("→ ✓ dark")
     pi.keys("Down")
     pi.wait_for(heading("light"), ansi=True)
     pi.keys("Escape")
     pi.wait_for(heading("dark"), ansi=True)
     assert json.loads((pi.agent_dir / "settings.json").read_text())["theme"] == "dark"
     pi.keys("Enter")
-    pi.wait_for("→ dark")
+    pi.wait_for("→ ✓ dark")
     pi.keys("Down")
     pi.keys("Enter")
     pi.wait_for("Theme: light")
     pi.wait_for(heading("light"), ansi=True)
     assert json.loads((pi.agent_dir / "settings.json").read_text())["theme"] == "light"
+
+
+def test_settings_automatic_theme_pair(make_pi: Any, server: ScriptedServer) -> None:
+    """/settings → Theme → automatic: the light theme is chosen (and previewed), Apply saves the
+    `light/dark` pair, and the dark half shows in tmux's dark terminal."""
+    from pi.tui.theme import builtin_theme
+
+    def heading(name: str) -> Any:
+        code = builtin_theme(name).fg_code("mdHeading")[2:-1]
+        return lambda screen: any(code in line and "[Context]" in line for line in screen.split("\n"))
+
+    pi = _started(make_pi, server, settings={"theme": "dark"})
+    pi.wait_for(heading("dark"), ansi=True)
+    pi.submit("/settings")
+    pi.wait_for("(1/33)")
+    pi.type("theme")
+    pi.wait_for(lambda s: any("Theme" in line and "dark" in line for line in s.split("\n")))
+    pi.keys("Enter")
+    pi.wait_for("Select a theme, or choose automatic to follow terminal appearance.")
+    pi.keys("Up")
+    pi.wait_for("→   automatic")
+    pi.keys("Enter")
+    pi.wait_for("Light/dark detection requires terminal support.")
+    pi.keys("Enter")
+    pi.wait_for("Select the theme to use for light terminal appearance")
+    pi.keys("Down")
+    pi.wait_for(heading("light"), ansi=True)
+    pi.keys("Enter")
+    pi.wait_for("→ Light theme  light")
+    pi.wait_for(heading("dark"), ansi=True)
+    pi.keys("Down", "Down", "Enter")
+    pi.wait_for("Theme: light/dark")
+    assert json.loads((pi.agent_dir / "settings.json").read_text())["theme"] == "light/dark"
 
 
 def test_invalid_theme_file_is_reported(make_pi: Any, server: ScriptedServer) -> None:

@@ -47,6 +47,12 @@ def resolve_config_value(
     return re.sub(_REFERENCE, lambda match: _substitute(match, what, env or {}), value)
 
 
+def referenced_variables(value: str) -> list[str]:
+    """The environment variables a value names (``$NAME``, ``${NAME}``), each once, in order."""
+    names = (match.group(1) or match.group(2) for match in re.finditer(_REFERENCE, value))
+    return list(dict.fromkeys(name for name in names if name))
+
+
 def _substitute(match: re.Match[str], what: str, env: Mapping[str, str]) -> str:
     token = match.group(0)
     if token in ("$$", "$!"):

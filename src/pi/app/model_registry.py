@@ -248,6 +248,10 @@ class ModelRegistry:
                 return model
         return None
 
+    def configured_api_key(self, provider: str) -> str | None:
+        """`provider`'s ``apiKey`` as models.json writes it (``$NAME``, ``!command`` unresolved)."""
+        return self._provider_keys.get(provider)
+
     def get_api_key(self, provider: str) -> str | None:
         """``--api-key``, then auth.json, then models.json's apiKey, then the environment (pi's order).
 

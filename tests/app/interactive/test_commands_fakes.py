@@ -11,7 +11,7 @@ import json
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pi.ai.faux import FauxProvider, register_faux_provider
 from pi.app.agent_session import AgentSession
@@ -114,6 +114,7 @@ class FakeApi:
     selector_during_reload: Focusable | None = None
     reload_error: Exception | None = None
     quit_called: bool = False
+    appearance: Literal["light", "dark"] = "dark"
     snapshot: ScreenSnapshot = field(default_factory=lambda: ScreenSnapshot(110, 35, ["line one", "wide ✓"]))
 
     @property
@@ -191,6 +192,9 @@ class FakeApi:
 
     def screen_snapshot(self) -> ScreenSnapshot:
         return self.snapshot
+
+    def terminal_appearance(self) -> Literal["light", "dark"]:
+        return self.appearance
 
     # -- helpers for tests ---------------------------------------------------------------------
     def press(self, *keys: str) -> None:

@@ -311,6 +311,11 @@ class InteractiveApp:
 
         apply_setting(self, key, value)
 
+    def terminal_appearance(self) -> Literal["light", "dark"]:
+        from pi.app.modes.interactive.theme_live import terminal_appearance
+
+        return terminal_appearance(self)
+
     def screen_snapshot(self) -> ScreenSnapshot:
         from pi.app.modes.interactive.commands.api import ScreenSnapshot
 

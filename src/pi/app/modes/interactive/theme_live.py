@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi.app.modes.interactive.app import InteractiveApp
-    from pi.tui.theme import Theme
+    from pi.tui.theme import Appearance, Theme
 
 
 def follow_terminal_palette(app: InteractiveApp) -> None:
@@ -48,11 +48,7 @@ def load_named_theme(app: InteractiveApp, name: str) -> Theme:
         return system_from_terminal(app)
     pair = theme_pair(name)
     if pair is not None:
-        from pi.tui.theme_system import appearance_from_env, palette_from_replies
-
-        term = app.terminal
-        palette = palette_from_replies(term.palette_replies) if term.palette_replies else None
-        name = pair[0] if appearance_from_env(palette, term.environ) == "light" else pair[1]
+        name = pair[0] if terminal_appearance(app) == "light" else pair[1]
         if name == "system":
             return system_from_terminal(app)
     from pi.app.modes.interactive.theme_files import session_themes, theme_dirs, theme_target
@@ -60,6 +56,16 @@ def load_named_theme(app: InteractiveApp, name: str) -> Theme:
     offered = session_themes(app.session, app.agent_dir)
     target, search = theme_target(name, offered, theme_dirs(app.agent_dir, app.session.cwd))
     return load_theme(target, search, app.theme.color_mode)
+
+
+def terminal_appearance(app: InteractiveApp) -> Appearance:
+    """Light or dark, from the colours the terminal reported (else its environment): which half of a
+    `light/dark` pair is the one showing."""
+    from pi.tui.theme_system import appearance_from_env, palette_from_replies
+
+    term = app.terminal
+    palette = palette_from_replies(term.palette_replies) if term.palette_replies else None
+    return appearance_from_env(palette, term.environ)
 
 
 def theme_pair(name: str) -> tuple[str, str] | None:
@@ -84,4 +90,11 @@ def switch_theme(app: InteractiveApp, name: str) -> bool:
     return True
 
 
-__all__ = ["follow_terminal_palette", "load_named_theme", "switch_theme", "system_from_terminal", "theme_pair"]
+__all__ = [
+    "follow_terminal_palette",
+    "load_named_theme",
+    "switch_theme",
+    "system_from_terminal",
+    "terminal_appearance",
+    "theme_pair",
+]

@@ -32,7 +32,6 @@ from pi.app.modes.interactive.pickers.login_providers import (
 )
 
 if TYPE_CHECKING:
-    from pi.app.auth import AuthStorage
     from pi.app.modes.interactive.commands.api import InteractiveApi
     from pi.app.modes.interactive.commands.registry import Handler
     from pi.app.modes.interactive.pickers.login_dialog import LoginDialog
@@ -75,30 +74,40 @@ def open_in_browser(url: str) -> None:
     threading.Thread(target=run, name="pi-login-browser", daemon=True).start()
 
 
-def login_options(api: InteractiveApi, auth_type: AuthType | None = None) -> list[ProviderOption]:
-    """Every provider `/login` can set up: account logins (flow order), then API-key providers (by id)."""
-    from pi.app.oauth.provider_names import oauth_flows
+NO_API_KEY = frozenset({"openai-codex"})
+"""Providers that sign in only with an account: there is no key an API-key login could save."""
 
-    auth = api.session.model_registry.auth
+
+def login_options(api: InteractiveApi, auth_type: AuthType | None = None) -> list[ProviderOption]:
+    """Every provider `/login` can set up: account logins (flow order), then API-key providers
+    (featured first, then by display name), each with where its credential comes from today."""
+    from pi.app.modes.interactive.commands.login_sources import key_source
+    from pi.app.oauth.provider_names import oauth_flows
+    from pi.app.provider_display_names import is_featured, provider_display_name, sorted_providers
+
+    registry = api.session.model_registry
+
+    def status(provider: str) -> tuple[AuthType | None, str | None]:
+        source = key_source(registry, provider)
+        return (source.kind, source.label) if source is not None else (None, None)
+
     options: list[ProviderOption] = []
     flows = oauth_flows()
     if auth_type in (None, "oauth"):
         for flow in flows.values():
-            options.append(ProviderOption(flow.id, flow.name, "oauth", _stored(auth, flow.id), flow.is_subscription))
+            kind, label = status(flow.id)
+            options.append(ProviderOption(flow.id, flow.name, "oauth", kind, flow.is_subscription, label))
     if auth_type in (None, "api_key"):
-        key_providers = set(api.session.model_registry.providers())
+        key_providers = set(registry.providers()) - NO_API_KEY
         key_providers |= {f.id for f in flows.values() if f.api_key_login}
         key_providers.add(LLAMA)  # a router is configured here even before any of its models is known
-        for provider in sorted(key_providers):
-            options.append(ProviderOption(provider, provider, "api_key", _stored(auth, provider)))
+        keyed: list[ProviderOption] = []
+        for provider in key_providers:
+            kind, label = status(provider)
+            name = provider_display_name(provider)
+            keyed.append(ProviderOption(provider, name, "api_key", kind, source=label, featured=is_featured(provider)))
+        options.extend(sorted_providers(keyed, lambda o: o.id, lambda o: o.name))
     return options
-
-
-def _stored(auth: AuthStorage, provider: str) -> AuthType | None:
-    kind = auth.stored_type(provider)
-    if kind == "oauth":
-        return "oauth"
-    return "api_key" if kind == "api_key" else None
 
 
 async def cmd_login(api: InteractiveApi, args: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from msgspec import Struct, field
 
@@ -111,6 +111,10 @@ class InteractiveApi(Protocol):
 
     def apply_setting(self, key: str, value: Any) -> None:
         """A UI setting was changed and saved (`tuiMode`, `theme`, `hideThinkingBlock`, ...): apply it now."""
+        ...
+
+    def terminal_appearance(self) -> Literal["light", "dark"]:
+        """Whether the terminal looks light or dark (which half of a `light/dark` theme pair shows)."""
         ...
 
     def set_working(self, label: str | None) -> None:

@@ -163,6 +163,7 @@ def open_settings(api: InteractiveApi) -> None:
         levels_for=lambda ref: _levels_for(api, ref),
         themes=_theme_names(api),
         preview_theme=preview,
+        appearance=api.terminal_appearance,
     )
     api.show_selector(panel)
 

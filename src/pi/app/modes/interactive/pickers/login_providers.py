@@ -1,7 +1,9 @@
 """The provider list of `/login` and `/logout`: a `> ` search over providers, each with its login state.
 
-A row is the provider's name, what kind of login it is when both kinds are listed, and whether it
-is set up: ` ✓ configured`, ` • not configured`, or which other kind of credential it has.
+A row is the provider's name (a featured provider adds a `✦`), what kind of login it is when both
+kinds are listed, and whether it is set up: ` ✓ ` and where its credential comes from (` ✓ env:
+OPENAI_API_KEY`; ` ✓ configured` when the caller does not say), ` • not configured`, or which other
+kind of credential it has.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ class ProviderOption(Struct, frozen=True):
     configured: AuthType | None = None
     """The kind of credential auth.json holds for the provider (None: nothing stored)."""
     subscription: bool = False
+    source: str | None = None
+    """Where the credential of kind `configured` comes from (`stored`, `env: NAME`, `models_json_key`)."""
+    featured: bool = False
+    """A partner provider: marked with `✦` (the caller puts it first)."""
 
 
 def kind_label(auth_type: AuthType, subscription: bool) -> str:
@@ -44,7 +50,7 @@ def status_suffix(theme: Theme, option: ProviderOption) -> str:
         return theme.fg("muted", " • ") + theme.fg(
             "warning", f"{kind_label(option.configured, option.subscription)} configured"
         )
-    return theme.fg("success", " ✓ configured")
+    return theme.fg("success", f" ✓ {option.source or 'configured'}")
 
 
 class LoginProviderPicker:
@@ -90,9 +96,11 @@ class LoginProviderPicker:
     def _row(self, option: ProviderOption, selected: bool) -> str:
         theme = self.theme
         label = option.name
-        if self.show_kind:
-            label += f" ({kind_label(option.auth_type, option.subscription)})"
         head = theme.fg("accent", "→ " + label) if selected else "  " + label
+        if option.featured:
+            head += theme.fg("muted", " ✦")
+        if self.show_kind:
+            head += f" ({kind_label(option.auth_type, option.subscription)})"
         return " " + head + status_suffix(theme, option)
 
     def render(self, width: int) -> list[str]:

@@ -3,7 +3,7 @@
 The panel writes settings.json itself and then reports `(key, value, status)` so the app can apply
 the change live (`TUI mode: regular` leaves the alternate screen, a theme repaints). Two items open
 submenus: the per-model thinking level (a model, then a level or `(clear override)`) and the theme
-(previewed while the cursor moves, restored on Esc).
+(`theme_menu`: one theme or a light/dark pair, previewed while the cursor moves, restored on Esc).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pi.app.modes.interactive.pickers.settings_items import (
     to_json,
     write_value,
 )
+from pi.app.modes.interactive.pickers.theme_menu import Appearance, ThemeMenu
 from pi.tui.select_list import SelectItem, SelectList
 from pi.tui.settings_list import SettingItem, SettingsList
 
@@ -104,6 +105,7 @@ class SettingsPanel:
         levels_for: Callable[[str], list[str]] = lambda _ref: ["off"],
         themes: Sequence[str] = ("dark", "light", "system"),
         preview_theme: Callable[[str | None], None] | None = None,
+        appearance: Callable[[], Appearance] = lambda: "dark",
         images_supported: bool = False,
     ) -> None:
         self.settings = settings
@@ -114,6 +116,8 @@ class SettingsPanel:
         self.levels_for = levels_for
         self.themes = list(themes)
         self.preview_theme = preview_theme
+        self.appearance = appearance
+        """Whether the terminal looks light or dark: which half of a `light/dark` pair is showing."""
         self.focused = True
         self.defs = {d.id: d for d in SETTING_DEFS if images_supported or not d.images_only}
         items = [self._item(d) for d in self.defs.values()]
@@ -141,25 +145,15 @@ class SettingsPanel:
         return _ModelLevelMenu(self.models, self.levels_for, self.theme, self.keybindings, done)
 
     def _theme_menu(self, value: str, done: Callable[[str | None], None]) -> Focusable:
-        items = [SelectItem(name, name) for name in self.themes]
-        preview = self.preview_theme
-
-        def cancel() -> None:
-            if preview is not None:
-                preview(None)
-            done(None)
-
-        menu = SelectList(
-            items,
+        return ThemeMenu(
+            value,
+            self.themes,
             self.theme,
-            keybindings=self.keybindings,
-            on_select=lambda item: done(item.value),
-            on_cancel=cancel,
-            on_selection_change=(lambda item: preview(item.value)) if preview is not None else None,
+            self.keybindings,
+            done=done,
+            preview=self.preview_theme,
+            appearance=self.appearance,
         )
-        if value in self.themes:
-            menu.selected = self.themes.index(value)
-        return menu
 
     def _changed(self, item_id: str, text: str) -> None:
         definition = self.defs[item_id]
