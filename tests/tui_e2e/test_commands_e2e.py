@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from tests.support.http_server import ScriptedServer
 from tests.tui_e2e.anthropic_chunks import anthropic_reply
@@ -122,7 +122,7 @@ def test_settings_automatic_theme_pair(make_pi: Any, server: ScriptedServer) -> 
     `light/dark` pair, and the dark half shows in tmux's dark terminal."""
     from pi.tui.theme import builtin_theme
 
-    def heading(name: str) -> Any:
+    def heading(name: Literal["dark", "light"]) -> Any:
         code = builtin_theme(name).fg_code("mdHeading")[2:-1]
         return lambda screen: any(code in line and "[Context]" in line for line in screen.split("\n"))
 

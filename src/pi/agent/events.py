@@ -43,10 +43,19 @@ def delta_json(event: AssistantMessageEvent) -> dict[str, Any]:
 
 
 def tool_result_to_json(result: AgentToolResult) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "content": [block.to_json_dict() for block in result.content],
-        "details": to_jsonable(result.details),
-    }
+    """A tool's (partial) result as pi writes it in `tool_execution_*` events: only the keys it has.
+
+    pi prints the object the tool returned, so unset `details` are absent rather than null, and a
+    tool's `structuredContent` (bash: output, exit code, wall time) and its own `isError` come along
+    for clients that drive the agent programmatically.
+    """
+    out: dict[str, Any] = {"content": [block.to_json_dict() for block in result.content]}
+    if result.details is not None:
+        out["details"] = to_jsonable(result.details)
+    if result.structured_content is not None:
+        out["structuredContent"] = to_jsonable(result.structured_content)
+    if result.is_error:
+        out["isError"] = True
     if result.terminate:
         out["terminate"] = True
     return out

@@ -100,8 +100,8 @@ def thinking_budgets_from(settings: SettingsManager) -> ThinkingBudgets | None:
 class _LateEnvironment:
     """The session's PI_* variables for tools built before the session exists (read per command)."""
 
-    def __init__(self) -> None:
-        self.session: AgentSession | None = None
+    def __init__(self, session: AgentSession | None = None) -> None:
+        self.session = session
 
     def __call__(self) -> Mapping[str, str]:
         return self.session.session_environment() if self.session is not None else {}
@@ -121,16 +121,20 @@ class _LateEnvironment:
         return model.id
 
 
-def _build_tools(opts: CreateSessionOptions, cwd: Path, environment: _LateEnvironment) -> list[AgentTool[Any]]:
-    if opts.tools is not None:
-        return [*opts.tools, *opts.custom_tools]
-    from pi.tools import DEFAULT_ACTIVE_TOOL_NAMES, BashToolOptions, ToolsOptions, create_tool
+def wire_tool_options(options: Any, environment: _LateEnvironment, names: Sequence[str]) -> Any:
+    """`options` (a `ToolsOptions` or None) with the session's wiring for the built-in tools in `names`.
 
-    options = opts.tool_options or ToolsOptions()
+    bash reads the session's PI_* variables at each command; read sizes images for the session's model
+    and notes a model that takes none. Both the tools a session starts with and those an extension
+    activates later are built from this, so a tool behaves the same whenever it was built. Read's
+    options are only touched when read is among `names`: its module is not imported otherwise.
+    """
+    from pi.tools import BashToolOptions, ToolsOptions
+
+    options = options or ToolsOptions()
     bash = options.bash or BashToolOptions()
     options = msgspec.structs.replace(options, bash=msgspec.structs.replace(bash, env=environment))
-    names = list(opts.tool_names) if opts.tool_names is not None else list(DEFAULT_ACTIVE_TOOL_NAMES)
-    if "read" in names:  # images it reads are sized for the session's model
+    if "read" in names:
         from pi.tools import ReadToolOptions
 
         read = options.read or ReadToolOptions()
@@ -140,6 +144,21 @@ def _build_tools(opts: CreateSessionOptions, cwd: Path, environment: _LateEnviro
             unsupported_image_model=read.unsupported_image_model or environment.unsupported_image_model,
         )
         options = msgspec.structs.replace(options, read=read)
+    return options
+
+
+def session_tool_options(session: AgentSession, options: Any, names: Sequence[str]) -> Any:
+    """`wire_tool_options` for a session that already exists (tools built after start-up)."""
+    return wire_tool_options(options, _LateEnvironment(session), names)
+
+
+def _build_tools(opts: CreateSessionOptions, cwd: Path, environment: _LateEnvironment) -> list[AgentTool[Any]]:
+    if opts.tools is not None:
+        return [*opts.tools, *opts.custom_tools]
+    from pi.tools import DEFAULT_ACTIVE_TOOL_NAMES, create_tool
+
+    names = list(opts.tool_names) if opts.tool_names is not None else list(DEFAULT_ACTIVE_TOOL_NAMES)
+    options = wire_tool_options(opts.tool_options, environment, names)
     return [*(create_tool(name, str(cwd), options) for name in names), *opts.custom_tools]  # type: ignore[arg-type]
 
 
@@ -252,4 +271,10 @@ def create_agent_session(options: CreateSessionOptions | None = None) -> AgentSe
     return agent_session
 
 
-__all__ = ["CreateSessionOptions", "create_agent_session", "thinking_budgets_from"]
+__all__ = [
+    "CreateSessionOptions",
+    "create_agent_session",
+    "session_tool_options",
+    "thinking_budgets_from",
+    "wire_tool_options",
+]

@@ -24,7 +24,7 @@ from pi.app.session_runtime import SessionCore
 
 
 class BashResult(Struct, frozen=True):
-    """How a command the user ran ended; `exit_code` is None when it was cancelled or killed by a signal.
+    """How a command the user ran ended; `exit_code` is None when it was cancelled, 128 + n after signal n.
 
     `output` is the tail the model also sees; when it is truncated, `full_output_path` holds all of it.
     """
@@ -113,7 +113,7 @@ class UserBash:
                     shell_path=core.settings.get("shellPath"),
                     env=env,
                 )
-                exit_code = result.exit_code
+                exit_code = result.shell_status()  # 128 + the signal when one killed it, as pi reports
         except CommandAborted:
             cancelled = True
         finally:

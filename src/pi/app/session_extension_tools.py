@@ -129,12 +129,20 @@ class SessionToolSet:
                 self.active.append(name)
 
     def _build_missing_builtins(self) -> None:
-        """Every built-in tool exists once an extension asks about or activates tools."""
+        """Every built-in tool exists once an extension asks about or activates tools.
+
+        They get the wiring the start-up tools got (bash's PI_* variables, read's image handling for
+        the session's model), so a tool activated later behaves like one the session began with.
+        """
+        from pi.app.sdk import session_tool_options
         from pi.tools import ALL_TOOL_NAMES, create_tool
 
-        for name in ALL_TOOL_NAMES:
-            if name not in self.builtin:
-                self.builtin[name] = create_tool(name, str(self.session.cwd), self.tool_options)
+        missing = [name for name in ALL_TOOL_NAMES if name not in self.builtin]
+        if not missing:
+            return
+        options = session_tool_options(self.session, self.tool_options, missing)
+        for name in missing:
+            self.builtin[name] = create_tool(name, str(self.session.cwd), options)
 
     def set_active(self, names: Sequence[str]) -> None:
         """Activate exactly `names` (unknown and hidden names are ignored; missing built-ins are built)."""

@@ -15,7 +15,6 @@ import inspect
 import math
 import os
 import shutil
-import signal as signals
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
@@ -242,7 +241,7 @@ class _UpdateStreamer:
         self.on_update = on_update
         self.loop = asyncio.get_running_loop()
         self.last_sent = -math.inf
-        self.sent_version = -1
+        self.sent_version = 0  # the capture's version before any output: nothing to send yet
         self.timer: asyncio.TimerHandle | None = None
         self.pending: set[asyncio.Future[None]] = set()
         self.closed = False
@@ -265,8 +264,13 @@ class _UpdateStreamer:
             return
         self.sent_version = self.capture.version
         self.last_sent = self.loop.time()
-        snapshot = self.capture.snapshot()
-        self._deliver(AgentToolResult(content=[TextContent(text=output_text(snapshot))], details=_details(snapshot)))
+        self._deliver_output(self.capture.snapshot())
+
+    def _deliver_output(self, snapshot: OutputSnapshot) -> None:
+        # Unlike the opening update, an output update always carries details, empty until the output is
+        # cut: pi's clients tell the two apart that way.
+        details = _details(snapshot) or BashToolDetails()
+        self._deliver(AgentToolResult(content=[TextContent(text=output_text(snapshot))], details=details))
 
     def notify(self) -> None:
         if self.on_update is None or self.closed or self.timer is not None:
@@ -284,8 +288,11 @@ class _UpdateStreamer:
             self.timer = None
 
     async def finish(self, snapshot: OutputSnapshot) -> None:
+        """Send what the throttle still held back (nothing when every byte was already sent), then settle."""
         self.close()
-        self._deliver(AgentToolResult(content=[TextContent(text=output_text(snapshot))], details=_details(snapshot)))
+        if self.capture.version != self.sent_version:
+            self.sent_version = self.capture.version
+            self._deliver_output(snapshot)
         if self.pending:
             await asyncio.gather(*self.pending, return_exceptions=True)
 
@@ -321,9 +328,7 @@ def _timeout_message(error: CommandTimedOut) -> str:
 def _exit_outcome(result: ExecResult) -> tuple[str | None, int | None]:
     """The failure line for a finished command (None on success) and the exit code to report."""
     if result.signal_name is not None:
-        number = getattr(signals.Signals, result.signal_name, None)
-        code = 128 + int(number) if number is not None else None
-        return f"Command terminated by signal {result.signal_name}", code
+        return f"Command terminated by signal {result.signal_name}", result.shell_status()
     if result.exit_code is None:
         return "Command terminated without an exit code", None
     if result.exit_code != 0:
@@ -343,6 +348,12 @@ async def _execution(opts: BashToolOptions, command: str, cwd: str, signal: Abor
     return execution
 
 
+def _tenths(seconds: float) -> float | int:
+    """Seconds to a tenth, as pi reports wall time; a whole number stays one (``0``, not ``0.0``)."""
+    tenths = math.floor(seconds * 10 + 0.5) / 10
+    return int(tenths) if tenths.is_integer() else tenths
+
+
 def _final_result(
     capture: OutputCapture, snapshot: OutputSnapshot, outcome: str | None, exit_code: int | None, seconds: float
 ) -> AgentToolResult:
@@ -359,7 +370,7 @@ def _final_result(
         "output": capture.excerpt(),
         "truncated": snapshot.truncation.truncated,
         "exit_code": exit_code,
-        "wall_time_seconds": round(seconds, 3),
+        "wall_time_seconds": _tenths(seconds),
     }
     if snapshot.full_output_path is not None:
         structured["full_output_path"] = snapshot.full_output_path

@@ -76,8 +76,23 @@ class ExecResult(Struct, frozen=True):
     """How a shell command ended; its output already went to the caller's `on_data`, chunk by chunk."""
 
     exit_code: int | None
-    """None when the shell was killed by a signal (then `signal_name` says which)."""
+    """None when the shell was killed by a signal (then `signal_name` and `signal_number` say which)."""
     signal_name: str | None = None
+    signal_number: int | None = None
+
+    def shell_status(self) -> int | None:
+        """The status a shell would show in ``$?``: the exit code, or 128 + the signal that killed it.
+
+        This is what pi reports to users and the model for a killed command (137 after SIGKILL).
+        """
+        if self.exit_code is not None:
+            return self.exit_code
+        if self.signal_number is not None:
+            return 128 + self.signal_number
+        if self.signal_name is not None:
+            number = getattr(signals.Signals, self.signal_name, None)
+            return 128 + int(number) if number is not None else None
+        return None
 
 
 class ShellConfig(Struct, frozen=True):
@@ -103,14 +118,57 @@ def resolve_shell(shell_path: str | None = None) -> ShellConfig:
 _running_groups: set[int] = set()
 
 
+_PROC = "/proc"
+_GONE_STATES = frozenset("ZXx")
+"""/proc states of a process that has exited: a zombie waiting for its parent, or one being torn down."""
+
+
+def _group_states(pgid: int) -> list[str] | None:
+    """The /proc state letter of every process in group `pgid`; None where there is no /proc to read.
+
+    A process that vanishes between the listing and the read is simply left out: it is gone.
+    """
+    try:
+        entries = os.scandir(_PROC)
+    except OSError:
+        return None
+    states: list[str] = []
+    with entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"{_PROC}/{entry.name}/stat", "rb") as handle:
+                    stat = handle.read()
+            except OSError:
+                continue
+            # After the command name, which may itself hold spaces and parentheses: state ppid pgrp ...
+            fields = stat[stat.rfind(b")") + 2 :].split(b" ", 3)
+            if len(fields) >= 3 and fields[2] == str(pgid).encode():
+                states.append(fields[0].decode("ascii", "replace"))
+    return states
+
+
 def _group_alive(pgid: int) -> bool:
+    """Whether any process of the group still runs; zombies do not count.
+
+    `killpg(pgid, 0)` succeeds while a member is a zombie, and an orphaned background child
+    (``sleep 1 & sleep 2`` after the shell died) stays one for as long as nobody reaps it: where the
+    init process does not reap orphans, as in many containers, forever. Counting it as alive would make
+    every stop wait the whole SIGTERM grace. Where /proc exists (Linux) the members' states decide;
+    elsewhere (macOS, whose launchd reaps orphans at once) the signal probe alone does. The caller
+    still SIGKILLs the group afterwards, so a member missed by a racing fork is not left running.
+    """
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    states = _group_states(pgid)
+    if states is None:
+        return True
+    return any(state not in _GONE_STATES for state in states)
 
 
 def kill_process_group_now(pid: int) -> None:
@@ -352,7 +410,7 @@ def _exec_result(code: int) -> ExecResult:
             name = signals.Signals(-code).name
         except ValueError:
             name = f"signal {-code}"
-        return ExecResult(exit_code=None, signal_name=name)
+        return ExecResult(exit_code=None, signal_name=name, signal_number=-code)
     return ExecResult(exit_code=code)
 
 

@@ -19,6 +19,9 @@ from pi.app.session_events import SessionEvent
 
 TRUNCATED_MESSAGE = "Response was truncated: the model reached its output token limit."
 
+_NOT_JSON_EVENTS = frozenset({"session_start", "model_select"})
+"""Session events that exist for extensions and the UI only: pi's JSON stream does not carry them."""
+
 
 def _print_extension_error(info: Any) -> None:
     sys.stderr.write(f"Extension error ({info.extension_path}): {info.error}\n")
@@ -35,8 +38,20 @@ async def run_print_mode(
         writer = JsonlWriter()
         writer.write(session.session.get_header().to_dict())
 
+        reported: list[Any] = [[], []]  # the steering and follow-up queues as the stream last showed them
+
         def emit(event: SessionEvent) -> None:
-            writer.write(event.to_json_dict())
+            if event.type in _NOT_JSON_EVENTS:
+                return
+            out = event.to_json_dict()
+            if event.type == "queue_update":
+                # pi reports a queue only when it changes. Moving to a new session (an extension's
+                # `ctx.new_session()`) empties queues that were already empty: not news to the reader.
+                queues = [out["steering"], out["followUp"]]
+                if queues == reported:
+                    return
+                reported[:] = queues
+            writer.write(out)
 
         session.subscribe(emit, awaited=True)
 
