@@ -115,9 +115,14 @@ def test_openai_completions_tool_turn_end_to_end(env: Env) -> None:
     assert "from-openai-tool" in json.dumps(tool_message)
 
 
+# A tool's structured output follows the tool's own output schema (pi's bash writes `exit_code`,
+# `wall_time_seconds`), not pi's wire naming.
+_TOOL_DEFINED = frozenset({"structuredContent"})
+
+
 def _keys(value: Any) -> list[str]:
     if isinstance(value, dict):
-        return [k for k, v in value.items() for k in [k, *_keys(v)]]
+        return [k for k, v in value.items() for k in [k, *([] if k in _TOOL_DEFINED else _keys(v))]]
     if isinstance(value, list):
         return [k for item in value for k in _keys(item)]
     return []
