@@ -507,12 +507,38 @@ async def test_incomplete_tool_call_is_not_tool_use(server: ScriptedServer) -> N
             chunks=_frames(
                 created(),
                 *call_item("fc_1", "call_A", "write", ['{"path": "a", "content": "tru']),
-                finished("response.incomplete", status="incomplete"),
+                finished(
+                    "response.incomplete", status="incomplete", incomplete_details={"reason": "max_output_tokens"}
+                ),
             )
         )
     )
     _, message = await run(make_model(server), hello())
     assert message.stop_reason == "length"
+
+
+@pytest.mark.parametrize(
+    ("details", "expected"),
+    [
+        ({"reason": "content_filter"}, "Response incomplete: content_filter"),
+        (None, "Response incomplete without a provider reason"),
+    ],
+)
+async def test_incomplete_for_another_reason_than_the_output_limit_is_an_error(
+    server: ScriptedServer, details: dict[str, Any] | None, expected: str
+) -> None:
+    server.queue(
+        ScriptedResponse(
+            chunks=_frames(
+                created(),
+                *text_item("msg_1", ["partial"]),
+                finished("response.incomplete", status="incomplete", incomplete_details=details),
+            )
+        )
+    )
+    events, message = await run(make_model(server), hello())
+    assert events[-1].type == "error"
+    assert (message.stop_reason, message.error_message) == ("error", expected)
 
 
 @pytest.mark.parametrize(

@@ -266,6 +266,14 @@ class ResponsesStreamReader:
         if status is None:
             status = "incomplete" if kind == "response.incomplete" else "completed"
         builder.end_block()
+        if status == "incomplete" and reason != "max_output_tokens":
+            # Cut for another reason (a content filter, ...): not a reply that merely ran out of room,
+            # so not one to continue or compact for. pi's wording.
+            raise RuntimeError(
+                f"Response incomplete: {reason}"
+                if isinstance(reason, str) and reason
+                else "Response incomplete without a provider reason"
+            )
         stop = map_response_status(status)
         if stop == "stop" and any(isinstance(block, ToolCall) for block in output.content):
             stop = "toolUse"
