@@ -239,6 +239,14 @@ async def test_c55_model_without_image_input(tmp_path: Path) -> None:
     )
 
 
+async def test_an_omitted_image_names_no_model_that_could_not_take_it(tmp_path: Path) -> None:
+    # As in pi: the note is about an image that went to the model; an omitted one went nowhere.
+    (tmp_path / "cut.png").write_bytes(png(400, 100)[:60])
+    tool = create_read_tool(str(tmp_path), ReadToolOptions(unsupported_image_model=lambda: "text-only-1"))
+    result = await read(tool, "cut.png")
+    assert image_blocks(result) == [] and result.details is None
+
+
 async def test_vision_model_gets_no_image_details(tmp_path: Path) -> None:
     (tmp_path / "p.png").write_bytes(png())
     result = await read(create_read_tool(str(tmp_path), ReadToolOptions(unsupported_image_model=lambda: None)), "p.png")

@@ -374,10 +374,10 @@ async def _read_image(
         processed = await processor(data, mime_type, auto_resize=opts.auto_resize_images, profile=profile)
     else:  # a replacement processor written before profiles existed keeps working
         processed = await processor(data, mime_type, auto_resize=opts.auto_resize_images)
+    if not processed.ok:  # no image goes to the model, so there is nothing it could not take
+        return _text_result(f"Read image file [{mime_type}]\n{processed.message}")
     model = opts.unsupported_image_model() if opts.unsupported_image_model is not None else None
     details = ReadToolDetails(image_unsupported_by_model=model) if model else None
-    if not processed.ok:
-        return _text_result(f"Read image file [{mime_type}]\n{processed.message}", details)
     note = "\n".join([f"Read image file [{processed.mime_type}]", *processed.hints])
     blocks: list[ToolContent] = [
         TextContent(text=note),
