@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Literal
 
 from tests.support.http_server import ScriptedServer
@@ -82,19 +83,16 @@ def test_check_42_settings_tui_mode(make_pi: Any, server: ScriptedServer) -> Non
     pi.wait_for("fake-claude • medium")
 
 
-def test_settings_theme_preview(make_pi: Any, server: ScriptedServer) -> None:
-    """/settings → Theme previews a theme as the cursor reaches it (the `[Context]` heading repaints in
-    its colour), Esc goes back to the saved theme, and Enter saves the choice."""
+def heading(name: Literal["dark", "light"]) -> Callable[[str], bool]:
+    """Whether the `[Context]` heading of a screen (with colours) is painted in theme `name`'s colour."""
     from pi.tui.theme import builtin_theme
 
-    def heading(name: str) -> Any:
-        code = builtin_theme("dark" if name == "dark" else "light").fg_code("mdHeading")[2:-1]  # 38;2;r;g;b
+    code = builtin_theme(name).fg_code("mdHeading")[2:-1]  # 38;2;r;g;b
+    return lambda screen: any(code in line and "[Context]" in line for line in screen.split("\n"))
 
-        def painted(screen: str) -> bool:
-            return any(code in line and "[Context]" in line for line in screen.split("\n"))
 
-        return painted
-
+def _theme_menu_of_a_dark_start(make_pi: Any, server: ScriptedServer) -> TmuxPi:
+    """pi started in the dark theme, with /settings → Theme opened."""
     pi = _started(make_pi, server, settings={"theme": "dark"})
     pi.wait_for(heading("dark"), ansi=True)
     pi.submit("/settings")
@@ -102,6 +100,13 @@ def test_settings_theme_preview(make_pi: Any, server: ScriptedServer) -> None:
     pi.type("theme")
     pi.wait_for(lambda s: any("Theme" in line and "dark" in line for line in s.split("\n")))
     pi.keys("Enter")
+    return pi
+
+
+def test_settings_theme_preview(make_pi: Any, server: ScriptedServer) -> None:
+    """/settings → Theme previews a theme as the cursor reaches it (the `[Context]` heading repaints in
+    its colour), Esc goes back to the saved theme, and Enter saves the choice."""
+    pi = _theme_menu_of_a_dark_start(make_pi, server)
     pi.wait_for("→ ✓ dark")
     pi.keys("Down")
     pi.wait_for(heading("light"), ansi=True)
@@ -120,19 +125,7 @@ def test_settings_theme_preview(make_pi: Any, server: ScriptedServer) -> None:
 def test_settings_automatic_theme_pair(make_pi: Any, server: ScriptedServer) -> None:
     """/settings → Theme → automatic: the light theme is chosen (and previewed), Apply saves the
     `light/dark` pair, and the dark half shows in tmux's dark terminal."""
-    from pi.tui.theme import builtin_theme
-
-    def heading(name: Literal["dark", "light"]) -> Any:
-        code = builtin_theme(name).fg_code("mdHeading")[2:-1]
-        return lambda screen: any(code in line and "[Context]" in line for line in screen.split("\n"))
-
-    pi = _started(make_pi, server, settings={"theme": "dark"})
-    pi.wait_for(heading("dark"), ansi=True)
-    pi.submit("/settings")
-    pi.wait_for("(1/33)")
-    pi.type("theme")
-    pi.wait_for(lambda s: any("Theme" in line and "dark" in line for line in s.split("\n")))
-    pi.keys("Enter")
+    pi = _theme_menu_of_a_dark_start(make_pi, server)
     pi.wait_for("Select a theme, or choose automatic to follow terminal appearance.")
     pi.keys("Up")
     pi.wait_for("→   automatic")
