@@ -21,7 +21,7 @@ def test_tool_result_usage_is_added_to_the_totals_but_not_to_the_context(tmp_pat
     result = ToolResultMessage(tool_call_id="c1", tool_name="codemode", usage=_usage(100, 2.0))
     manager.append_message(result)
     manager.append_message(ToolResultMessage(tool_call_id="c2", tool_name="read"))
-    totals = session_totals(SimpleNamespace(session=manager))  # type: ignore[arg-type]
+    totals = session_totals(SimpleNamespace(session=manager, messages=manager.build_session_context().messages))  # type: ignore[arg-type]
     assert (totals.input, totals.output, totals.cache_read) == (110, 2, 4)
     assert totals.cost == 2.5
     assert totals.context_tokens == 13  # the reply's own tokens: tool usage is not context
@@ -32,5 +32,5 @@ def test_a_hand_edited_usage_entry_never_breaks_the_totals(tmp_path: Any) -> Non
     manager = SessionManager.in_memory(str(tmp_path))
     manager.append_usage("cache_warm", "p", "m", {"input": "12", "output": -3, "cacheRead": 5, "cost": {"total": "x"}})
     manager.append_usage("cache_warm", "p", "m", {"input": 7, "output": 1, "cost": {"total": 0.25}})
-    totals = session_totals(SimpleNamespace(session=manager))  # type: ignore[arg-type]
+    totals = session_totals(SimpleNamespace(session=manager, messages=manager.build_session_context().messages))  # type: ignore[arg-type]
     assert (totals.input, totals.output, totals.cache_read, totals.cost) == (7, 1, 5, 0.25)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi.app.modes.interactive.components.assistant_message import AssistantMessageView
+from pi.app.modes.interactive.components.assistant_message import ABORTED, AssistantMessageView
 from pi.app.modes.interactive.components.bash_block import UserBashView
 from pi.app.modes.interactive.components.notices import ErrorLine, StatusLine, WarningLine
 from pi.app.modes.interactive.components.summaries import CompactionView
@@ -155,6 +155,16 @@ class ChatView(Container):
         if card is not None:
             card.finish(result, is_error, duration_ms)
 
+    def fail_calls_of(self, message: Any) -> None:
+        """A reply that failed or was aborted mid-call: its calls never ran, so their cards say why
+        instead of waiting for a result (live, and when the chat is rebuilt from the transcript)."""
+        text = ABORTED if message.stop_reason == "aborted" else (message.error_message or "Error")
+        for block in message.content:
+            if getattr(block, "type", "") == "toolCall":
+                card = self.tool_cards.pop(block.id, None)
+                if card is not None and not card.done:
+                    card.fail(text)
+
     def forget_pending_tools(self) -> None:
         """Stop matching events to the cards drawn so far (they stay on screen as they are)."""
         self.tool_cards.clear()
@@ -221,15 +231,11 @@ class ChatView(Container):
         elif role == "assistant":
             view = self.assistant_start()
             view.finish(self._shown(message, False))
-            failed = getattr(message, "stop_reason", None) in ("error", "aborted")
             for block in message.content:
                 if getattr(block, "type", "") == "toolCall":
-                    card = self.tool_start(block.id, block.name, dict(block.arguments))
-                    if failed:
-                        # A failed reply's calls never ran: say why instead of waiting for a result.
-                        aborted = message.stop_reason == "aborted"
-                        card.fail("Operation aborted" if aborted else (message.error_message or "Error"))
-                        self.tool_cards.pop(block.id, None)
+                    self.tool_start(block.id, block.name, dict(block.arguments))
+            if getattr(message, "stop_reason", None) in ("error", "aborted"):
+                self.fail_calls_of(message)
         elif role == "toolResult":
             self.tool_end(message.tool_call_id, message, bool(getattr(message, "is_error", False)), None)
         elif role == "bashExecution":

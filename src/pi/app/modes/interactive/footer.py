@@ -88,12 +88,8 @@ def session_totals(session: AgentSession) -> Totals:
             totals.add_json(getattr(entry, "usage", None))
             if kind == "compaction":
                 totals.context_tokens = None
-    if totals.context_tokens is not None:
-        # The transcript the agent holds (already in memory); a bare session file has it on its branch.
-        messages = getattr(session, "messages", None)
-        if messages is None:
-            messages = session.session.build_session_context().messages
-        totals.context_tokens = estimate_context_tokens(messages).tokens
+    if totals.context_tokens is not None:  # from the transcript the agent holds (already in memory)
+        totals.context_tokens = estimate_context_tokens(session.messages).tokens
     return totals
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from pi.ai.types import AssistantMessage, ToolCall
+from pi.ai.types import AssistantMessage
 
 if TYPE_CHECKING:
     from pi.app.modes.interactive.app import InteractiveApp
@@ -104,7 +104,7 @@ class SessionBinding:
             self.last = self.current
             self._tool_calls(message, complete=True)
             if message.stop_reason in ("error", "aborted"):
-                self._fail_pending_tools(message)
+                self.app.chat.fail_calls_of(message)
             self.current = None
             self.app.footer.refresh()
             self.cache_notices.on_reply(message)
@@ -116,15 +116,6 @@ class SessionBinding:
         for block in getattr(message, "content", None) or []:
             if getattr(block, "type", "") == "toolCall" and block.id:
                 self.app.chat.tool_start(block.id, block.name, dict(block.arguments or {}), complete=complete)
-
-    def _fail_pending_tools(self, message: AssistantMessage) -> None:
-        """A reply that failed or was aborted mid-call: its cards say so instead of waiting on."""
-        text = "Operation aborted" if message.stop_reason == "aborted" else (message.error_message or "Error")
-        for block in message.content:
-            if isinstance(block, ToolCall):
-                card = self.app.chat.tool_cards.pop(block.id, None)
-                if card is not None and not card.done:
-                    card.fail(text)
 
     def on_tool_execution_start(self, event: Any) -> None:
         self.app.chat.tool_running(event.tool_call_id, event.tool_name, dict(event.args or {}))
