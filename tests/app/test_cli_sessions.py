@@ -480,9 +480,11 @@ def test_json_mode_reports_auto_retry_of_overloaded_and_unavailable(pi_env: PiEn
     ]
     assert events[first_retry + 1]["entry"]["type"] == "context_edit"
     assert events[first_retry - 1]["willRetry"] is True
-    assert types[-3:] == ["agent_end", "auto_retry_end", "agent_settled"]
-    assert events[-3]["willRetry"] is False and events[-1] == {"type": "agent_settled", "aborted": False}
-    final = events[-3]["messages"][-1]
+    # The retries end with the reply that succeeded: right after its message_end, before its turn ends.
+    assert types[-5:] == ["message_end", "auto_retry_end", "turn_end", "agent_end", "agent_settled"]
+    assert events[-5]["message"]["stopReason"] == "stop"
+    assert events[-2]["willRetry"] is False and events[-1] == {"type": "agent_settled", "aborted": False}
+    final = events[-2]["messages"][-1]
     assert final["content"] == [{"type": "text", "text": "third time lucky"}]
     # The failed replies never reach the model; they stay in the file.
     assert conversation(pi_env.server.requests[-1].json()) == [("user", "try hard")]
@@ -494,6 +496,38 @@ def test_json_mode_reports_auto_retry_of_overloaded_and_unavailable(pi_env: PiEn
         ("assistant", "error"),
         ("assistant", "stop"),
     ]
+
+
+def test_json_mode_retries_count_again_after_a_reply_succeeds(pi_env: PiEnv) -> None:
+    """A retried reply that calls a tool ends the retries before the tool runs; a later failure in the
+    same prompt starts again at attempt 1 (as pi 1.6.0 does)."""
+    boom = {"error": {"message": "boom", "type": "server_error"}}
+    pi_env.server.queue(json_response(500, boom, headers={"retry-after": "0"}))
+    pi_env.server.queue(tool_reply([("bash", {"command": "echo hi"})]))
+    pi_env.server.queue(json_response(500, boom, headers={"retry-after": "0"}))
+    pi_env.server.queue(text_reply("done"))
+    events = json_events(pi_env.run("--mode", "json", *MODEL, "run echo"))
+    shown = [
+        e["type"] if e["type"] != "auto_retry_start" else f"retry {e['attempt']}"
+        for e in events
+        if e["type"] in ("auto_retry_start", "auto_retry_end", "tool_execution_start", "turn_end")
+    ]
+    assert shown == [
+        "turn_end",
+        "retry 1",
+        "auto_retry_end",
+        "tool_execution_start",
+        "turn_end",
+        "turn_end",
+        "retry 1",
+        "auto_retry_end",
+        "turn_end",
+    ]
+    ends = [e for e in events if e["type"] == "auto_retry_end"]
+    assert ends == [{"type": "auto_retry_end", "success": True, "attempt": 1}] * 2
+    first_end = events.index(ends[0])
+    assert events[first_end - 1]["type"] == "message_end"
+    assert events[first_end - 1]["message"]["stopReason"] == "toolUse"
 
 
 def test_json_mode_overflow_compacts_and_retries_with_the_summary(pi_env: PiEnv) -> None:

@@ -26,7 +26,7 @@ from pi.agent import Agent
 from pi.agent.events import AgentEndEvent, AgentEvent, MessageEndEvent
 from pi.agent.messages import AgentMessage
 from pi.agent.tool import AgentTool
-from pi.ai.types import ImageContent, ImageResize, Model, TextContent
+from pi.ai.types import AssistantMessage, ImageContent, ImageResize, Model, TextContent
 from pi.app.event_hub import EventHub, Listener
 from pi.app.model_registry import ModelRegistry
 from pi.app.model_resolver import as_thinking_level
@@ -191,7 +191,11 @@ class AgentSession(SessionQueueMethods, SessionExtensionMethods):
             if core.message_end is not None:
                 event = msgspec.structs.replace(event, message=await core.message_end(event.message))
             core.persist(event.message)
-        elif isinstance(event, AgentEndEvent):
+            await core.events.emit(event)
+            if isinstance(event.message, AssistantMessage):
+                await self._recovery.on_reply_end(event.message)
+            return
+        if isinstance(event, AgentEndEvent):
             aborted = core.run.aborted or (core.agent.signal is not None and core.agent.signal.aborted)
             event = msgspec.structs.replace(event, will_retry=self._recovery.on_agent_end(event, aborted))
         await core.events.emit(event)

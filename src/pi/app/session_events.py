@@ -15,7 +15,7 @@ are their snake_case spellings.
 | `compaction_start` | reason (manual, threshold, overflow) | a compaction starts |
 | `compaction_end` | reason, result?, aborted, willRetry, errorMessage? | it ended |
 | `auto_retry_start` | attempt, maxAttempts, delayMs, errorMessage | a retry is scheduled |
-| `auto_retry_end` | success, attempt, finalError? | the retries are over |
+| `auto_retry_end` | success, attempt, finalError? | the retries are over (after the good reply's `message_end`) |
 | `summarization_retry_scheduled` | attempt, maxAttempts, delayMs, errorMessage | a summary request is sent again |
 | `summarization_retry_attempt_start` | source (compaction, branchSummary), reason? | that attempt starts |
 | `summarization_retry_finished` | (none) | the retried summary request has settled |

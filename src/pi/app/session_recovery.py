@@ -196,8 +196,20 @@ class Recovery:
         await core.agent.continue_run()
         return True
 
+    async def on_reply_end(self, message: AssistantMessage) -> None:
+        """An assistant reply was recorded: one that did not fail ends the retries at once.
+
+        `auto_retry_end` then comes right after the reply's `message_end`, before its turn ends and
+        before any tool of the reply runs, and the count starts again: a later failure in the same
+        prompt (after a tool call) gets every attempt again, as in pi. An aborted reply is left to
+        `end_sequence`, which reports the retries as failed rather than successful.
+        """
+        if self.attempt and message.stop_reason not in ("error", "aborted"):
+            await self.core.events.emit(AutoRetryEndEvent(success=True, attempt=self.attempt))
+            self.attempt = 0
+
     async def end_sequence(self) -> None:
-        """After the last attempt: report how the retries ended."""
+        """After the last attempt: report how the retries ended, unless a successful reply already did."""
         if not self.attempt:
             return
         outcome = self.core.agent.last_run
