@@ -481,6 +481,17 @@ async def test_case_146_partial_updates_carry_truncation(tmp_path: Path) -> None
     assert any(_says_cut(u) for u in updates[:-1])
 
 
+async def test_partial_updates_carry_the_kept_tail_without_the_models_note(tmp_path: Path) -> None:
+    """As in pi, a cut update's text is the tail alone; only the result says where the full output is."""
+    updates: list[AgentToolResult] = []
+    result = await run(tmp_path, "seq 1 3000", updates=updates)
+    last = updates[-1]
+    assert _says_cut(last)
+    assert text_of(last) == "\n".join(str(n) for n in range(1001, 3001))
+    assert "[Showing lines" not in text_of(last)
+    assert text_of(result).startswith(text_of(last) + "\n\n[Showing lines 1001-3000 of 3000. Full output: ")
+
+
 async def test_case_147_timeout_kills_the_process_tree(tmp_path: Path) -> None:
     result = await run_failure(tmp_path, "sh -c 'sleep 97.531' & sleep 97.531", timeout=1)
     assert text_of(result) == "Command timed out after 1 seconds"

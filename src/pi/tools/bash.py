@@ -268,9 +268,11 @@ class _UpdateStreamer:
 
     def _deliver_output(self, snapshot: OutputSnapshot) -> None:
         # Unlike the opening update, an output update always carries details, empty until the output is
-        # cut: pi's clients tell the two apart that way.
+        # cut: pi's clients tell the two apart that way. Its text is the kept tail alone, as in pi: the
+        # note on where the full output is belongs to the result the model reads, and `details` says
+        # whether (and how) the output was cut.
         details = _details(snapshot) or BashToolDetails()
-        self._deliver(AgentToolResult(content=[TextContent(text=output_text(snapshot))], details=details))
+        self._deliver(AgentToolResult(content=[TextContent(text=snapshot.text)], details=details))
 
     def notify(self) -> None:
         if self.on_update is None or self.closed or self.timer is not None:
