@@ -237,6 +237,30 @@ async def test_a_prompt_during_a_manual_compaction_must_queue(faux: FauxProvider
     assert not session.is_streaming
 
 
+async def test_compact_while_a_reply_streams_aborts_the_reply_first(faux: FauxProvider, tmp_path: Path) -> None:
+    """The SDK's `compact` (and so an extension's `ctx.compact`) stops a running reply before it
+    summarizes, as pi's does, instead of compacting under a run that still writes to the history."""
+    import asyncio
+
+    session, events = _session(faux, tmp_path, {"compaction": {"reserveTokens": 100, "keepRecentTokens": 40}})
+    await _three_turns(session, faux)
+    faux.tokens_per_second = 5
+    summary = faux_assistant_message("## Goal\nsum")
+    faux.set_responses([faux_assistant_message("a slow reply " + words(200)), summary, summary])
+    streaming = _reached(session, "message_update")
+    run = asyncio.create_task(session.prompt("go on"))
+    await streaming.wait()
+    faux.tokens_per_second = None
+    result = await asyncio.wait_for(session.compact(), timeout=30)
+    assert result["summary"].startswith("## Goal\nsum")
+    await run
+    kinds = [e["type"] for e in events]
+    assert kinds.index("agent_settled", kinds.index("message_update")) < kinds.index("compaction_start")
+    aborted = [m for m in session.session.build_session_context().messages if isinstance(m, AssistantMessage)]
+    assert aborted[-1].stop_reason == "aborted"
+    assert not session.is_streaming
+
+
 async def test_a_silent_overflow_is_compacted_but_not_retried(faux: FauxProvider, tmp_path: Path) -> None:
     settings = {"compaction": {"reserveTokens": 10, "keepRecentTokens": 40}}
     session, events = _session(faux, tmp_path, settings)

@@ -362,9 +362,14 @@ class AgentSession(SessionQueueMethods, SessionExtensionMethods):
     async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
         """Summarize older history into a compaction entry and continue from the summary.
 
-        Returns pi's CompactionResult JSON; raises CompactionError when there is nothing to compact
-        or the summary fails (the session is then unchanged).
+        A run going on (a reply, a retry wait, another compaction) is aborted first, as in pi, so that
+        the summary and the run's own replies never race to rewrite the same history; every caller
+        (RPC, the SDK, an extension's ``ctx.compact``, ``/compact``) gets that. Returns pi's
+        CompactionResult JSON; raises CompactionError when there is nothing to compact or the summary
+        fails (the session is then unchanged).
         """
+        if self.is_streaming or self.is_compacting:
+            await self.abort()
         return await self._compactor.compact(custom_instructions)
 
     def abort_compaction(self) -> None:

@@ -460,11 +460,8 @@ class RpcServer:
         self.session.set_session_name(name)
 
     async def _compact(self, command: dict[str, Any]) -> dict[str, Any]:
-        """Compact what is there: a run going on is aborted first (as pi does), so that the summary and the
-        run's own replies never race to rewrite the same history."""
+        """Compact what is there (a run going on is aborted first, by `AgentSession.compact`)."""
         instructions = command.get("customInstructions")
-        if self.session.is_streaming or self.session.is_compacting:
-            await self.session.abort()
         return await self.session.compact(instructions if isinstance(instructions, str) else None)
 
     async def _new_session(self, command: dict[str, Any]) -> dict[str, Any]:
