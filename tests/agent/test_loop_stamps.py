@@ -31,9 +31,16 @@ def provider_that_read_ahead(model: Model, context: Context, options: StreamOpti
     stream = AssistantMessageEventStream()
     out = OutputBuilder(model, stream)
     out.start()
+    # What the response's first frames tell: its id, the model that answered, and (at the end) usage.
+    out.output.response_id = "resp-1"
+    out.output.response_model = "fake-model-2026"
     for word in WORDS:
         out.text_delta(word)
     out.end_block()
+    out.output.usage.input = 12
+    out.output.usage.output = 5
+    out.output.usage.cost.total_from_provider = True
+    out.output.raw_stop_reason = "stop"
     stream.push(DoneEvent(reason="stop", message=out.output))
     return stream
 
@@ -60,9 +67,21 @@ async def test_message_start_shows_the_reply_as_it_opened_when_the_provider_read
     for wire in (seen_at_emit[0], json.loads(json.dumps(start.to_json_dict()))):
         assert wire["message"]["content"] == []
         assert wire["message"]["stopReason"] == "pending"
+        # Nothing the response said after it opened: pi's opening comes before the first frame is read.
+        for later in ("responseId", "responseModel", "rawStopReason"):
+            assert later not in wire["message"]
+        assert wire["message"]["usage"] == {
+            "input": 0,
+            "output": 0,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "totalTokens": 0,
+            "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0},
+        }
     final = agent.state.messages[-1]
     assert isinstance(final, AssistantMessage)
     assert [b.text for b in final.content if b.type == "text"] == ["".join(WORDS)]  # the reply itself is whole
+    assert final.response_id == "resp-1" and final.usage.input == 12
 
 
 async def test_a_reply_records_its_thinking_level_and_duration(faux: FauxProvider) -> None:

@@ -57,6 +57,7 @@ from pi.ai.types import (
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
+    Usage,
     now_ms,
 )
 
@@ -225,18 +226,33 @@ def _overlay(base: StreamOptions, top: StreamOptions) -> StreamOptions:
     return replace(base, **changes) if changes else base
 
 
+_UNKNOWN_AT_OPENING: dict[str, object] = {
+    "stop_reason": "pending",
+    "response_id": None,
+    "response_model": None,
+    "raw_stop_reason": None,
+    "error_message": None,
+    "diagnostics": None,
+    "deferred": None,
+    "end_turn": None,
+    "duration_ms": None,
+}
+"""What only the response itself tells (read after the opening), as the opening shows it."""
+
+
 def _opening_snapshot(partial: AssistantMessage, at_start: bool) -> AssistantMessage:
     """The reply as `message_start` shows it: as it was when it opened, with stop reason "pending".
 
     The provider builds its partial in its own task and may have read well past the opening (every
     chunk of a buffered response) before the loop sees the `start` event, so the live object can
     already hold the whole reply. A reply opens empty, by the stream's grammar: the snapshot gets its
-    own empty content and usage, and later deltas cannot reach it however late it is serialized. A
+    own empty content and zero usage, none of what the response told after its first frame (its id,
+    the answering model, the raw stop reason), and later deltas cannot reach it however late it is
+    serialized. A
     stream that skips `start` gets a deep copy of what it has built so far, taken once per reply.
     """
     if at_start:
-        usage = partial.usage.model_copy(deep=True)
-        return partial.model_copy(update={"content": [], "usage": usage, "stop_reason": "pending"})
+        return partial.model_copy(update={**_UNKNOWN_AT_OPENING, "content": [], "usage": Usage()})
     snapshot = partial.model_copy(deep=True)
     snapshot.stop_reason = "pending"
     return snapshot
