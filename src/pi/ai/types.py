@@ -6,7 +6,6 @@ other's session files. Python code uses snake_case attributes; `to_json_dict()` 
 Unknown fields are kept (``extra="allow"``) so that a newer file read and written again loses nothing.
 """
 
-
 import time
 from typing import Annotated, Any, Literal, TypeAlias
 

@@ -4,7 +4,6 @@ A module of its own so that runs without stored credentials (a key in the enviro
 server) never define or build these models.
 """
 
-
 import functools
 import time
 from typing import Annotated, Literal

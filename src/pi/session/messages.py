@@ -5,7 +5,6 @@ replaced old history, an extension's note) and reach the model only through `con
 turns each into a user message with pi's wording. Field names match pi's session files.
 """
 
-
 import functools
 from collections.abc import Sequence
 from typing import Any, Literal

@@ -6,7 +6,6 @@ counting rules are pi's, byte for byte, because the numbers appear in notices th
 (``Use offset=2001 to continue``) and in transcripts shared with the TypeScript pi.
 """
 
-
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal, NamedTuple, TypeAlias
 
