@@ -451,6 +451,10 @@ def json_events(done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+OVERLOADED_TEXT = '529: {"message":"Overloaded","type":"overloaded_error"}'
+"""How pi 1.6.0 words the refusal on the Chat Completions API: the status and the error object."""
+
+
 def test_json_mode_reports_auto_retry_of_overloaded_and_unavailable(pi_env: PiEnv) -> None:
     overloaded = {"error": {"message": "Overloaded", "type": "overloaded_error"}}
     unavailable = {"error": {"message": "Service Unavailable", "type": "server_error"}}
@@ -461,13 +465,13 @@ def test_json_mode_reports_auto_retry_of_overloaded_and_unavailable(pi_env: PiEn
     events = json_events(pi_env.run("--mode", "json", *MODEL, "try hard"))
     retry = [e for e in events if e["type"].startswith("auto_retry")]
     assert retry == [
-        {"type": "auto_retry_start", "attempt": 1, "maxAttempts": 3, "delayMs": 10, "errorMessage": "529 Overloaded"},
+        {"type": "auto_retry_start", "attempt": 1, "maxAttempts": 3, "delayMs": 10, "errorMessage": OVERLOADED_TEXT},
         {
             "type": "auto_retry_start",
             "attempt": 2,
             "maxAttempts": 3,
             "delayMs": 20,
-            "errorMessage": "503 Service Unavailable",
+            "errorMessage": '503: {"message":"Service Unavailable","type":"server_error"}',
         },
         {"type": "auto_retry_end", "success": True, "attempt": 2},
     ]

@@ -92,15 +92,23 @@ def get_client() -> HttpPool:
 
 
 class ProviderHTTPError(Exception):
-    """A non-2xx answer. The message starts with the status so overflow patterns can match it."""
+    """A non-2xx answer. The message starts with the status so overflow patterns can match it.
 
-    def __init__(self, status: int, body: str, hint: str | None = None) -> None:
+    `text` is how the wire API words the refusal (see `pi.ai.http_error_text`); without it the
+    message is the status and the body as received. `hint`, a next step for the user, follows on a
+    line of its own.
+    """
+
+    def __init__(self, status: int, body: str, hint: str | None = None, text: str | None = None) -> None:
         self.status = status
         self.body = body
-        text = body.strip()
-        if len(text) > MAX_ERROR_BODY:
-            text = f"{text[:MAX_ERROR_BODY]}... [truncated {len(text) - MAX_ERROR_BODY} chars]"
-        message = f"{status} {text}" if text else f"{status} status code (no body)"
+        self.hint = hint
+        if text is None:
+            text = body.strip()
+            if len(text) > MAX_ERROR_BODY:
+                text = f"{text[:MAX_ERROR_BODY]}... [truncated {len(text) - MAX_ERROR_BODY} chars]"
+            text = f"{status} {text}" if text else f"{status} status code (no body)"
+        message = text
         if hint:
             message = f"{message}\n{hint}"
         super().__init__(message)

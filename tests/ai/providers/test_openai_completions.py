@@ -397,7 +397,8 @@ async def test_context_overflow_400_is_a_lone_error(server: ScriptedServer) -> N
     events, message = await run(make_model(server), ctx(user()))
     assert types(events) == ["error"]
     assert message.stop_reason == "error"
-    assert (message.error_message or "").startswith("400 This model's maximum context length is 8192 tokens.")
+    # pi's wording: the status and the server's error object as compact JSON.
+    assert (message.error_message or "").startswith('400: {"message":"This model\'s maximum context length is 8192')
     assert is_context_overflow(message)
     assert len(server.requests) == 1
 
@@ -408,7 +409,7 @@ async def test_401_names_the_fix_and_is_not_retried(server: ScriptedServer) -> N
     events, message = await run(make_model(server), ctx(user()))
     assert types(events) == ["error"]
     lines = (message.error_message or "").splitlines()
-    assert lines[0] == "401 Incorrect API key provided: sk-test."
+    assert lines[0] == '401: {"message":"Incorrect API key provided: sk-test.","type":"invalid_request_error"}'
     assert "check the API key" in lines[1] and "gpt-4o-mini" in lines[1]
     assert len(server.requests) == 1
 
@@ -431,7 +432,7 @@ async def test_500_retried_then_failing(server: ScriptedServer) -> None:
     server.queue(failure, failure, failure)
     events, message = await run(make_model(server), ctx(user()), max_retries=2)
     assert types(events) == ["error"]
-    assert message.error_message == "500 The server had an error"
+    assert message.error_message == '500: {"message":"The server had an error"}'
     assert len(server.requests) == 3
 
 

@@ -660,7 +660,7 @@ async def test_context_overflow_400_is_a_lone_error_that_reads_as_overflow(serve
     events, message = await run(make_model(server), hello())
     assert types_of(events) == ["error"]
     assert message.stop_reason == "error"
-    assert (message.error_message or "").startswith("400 ")
+    assert (message.error_message or "").startswith('OpenAI API error (400): {"message":')
     assert "Your input exceeds the context window of this model." in (message.error_message or "")
     assert is_context_overflow(message)
     assert len(server.requests) == 1
@@ -673,7 +673,7 @@ async def test_401_names_the_provider_and_what_to_do(server: ScriptedServer) -> 
     events, message = await run(make_model(server), hello())
     assert types_of(events) == ["error"]
     text = message.error_message or ""
-    assert text.startswith("401 ")
+    assert text.startswith("OpenAI API error (401): ")
     assert "Incorrect API key provided" in text
     assert "openai" in text and "gpt-5-mini" in text and "API key" in text
     assert len(server.requests) == 1
@@ -698,7 +698,7 @@ async def test_500_after_retries_is_a_lone_error(server: ScriptedServer) -> None
     server.queue(json_response(500, {"error": {"message": "The server had an error"}}))
     events, message = await run(make_model(server), hello(), max_retries=0)
     assert types_of(events) == ["error"]
-    assert (message.error_message or "").startswith("500 ")
+    assert (message.error_message or "").startswith("OpenAI API error (500): ")
     assert "The server had an error" in (message.error_message or "")
 
 

@@ -32,6 +32,7 @@ from pi.ai.http import (
     RequestSpec,
     open_model_stream,
 )
+from pi.ai.http_error_text import anthropic_error_text
 from pi.ai.options import (
     StreamOptions,
     adjust_max_tokens_for_thinking,
@@ -398,7 +399,7 @@ def stream_anthropic(model: Model, context: Context, options: StreamOptions) -> 
                     exc.body,
                     "The Claude subscription token was refused (expired or revoked): log in again with /login.",
                 ) from exc
-            raise
+            raise ProviderHTTPError(exc.status, exc.body, exc.hint, anthropic_error_text(exc.status, exc.body)) from exc
         try:
             await read_stream(response, StreamReader(builder, model, context.tools, oauth), model)
         finally:

@@ -32,13 +32,13 @@ from pi.ai.http import (
     Response,
     TransportError,
     connection_lost,
-    error_hint,
     finish_stream,
     iter_sse,
     open_model_stream,
     parse_json_data,
     stream_cut_short,
 )
+from pi.ai.http_error_text import openai_error_text
 from pi.ai.options import (
     StreamOptions,
     apply_on_payload,
@@ -208,15 +208,6 @@ def _sends_prompt_cache_key(model: Model, compat: ResolvedCompat, retention: str
 # --- errors ---------------------------------------------------------------------------------------
 
 
-class CompletionsHTTPError(ProviderHTTPError):
-    """A non-2xx answer, worded ``<status> <server's error.message>`` as the OpenAI API phrases it."""
-
-    def __init__(self, status: int, body: str, message: str) -> None:
-        Exception.__init__(self, message)
-        self.status = status
-        self.body = body
-
-
 def _error_detail(error: Any) -> tuple[str | None, str | None]:
     """(message, OpenRouter's raw upstream error) of an ``error`` object."""
     if isinstance(error, str):
@@ -230,25 +221,9 @@ def _error_detail(error: Any) -> tuple[str | None, str | None]:
     return (message if isinstance(message, str) and message else None), raw_text
 
 
-def _reworded_http_error(exc: ProviderHTTPError, model: Model) -> ProviderHTTPError:
-    try:
-        parsed = json.loads(exc.body)
-    except ValueError:
-        return exc
-    if not isinstance(parsed, dict):
-        return exc
-    message, raw = _error_detail(parsed.get("error"))
-    if message is None and isinstance(parsed.get("message"), str):
-        message = parsed["message"]  # vLLM and some gateways answer {"object": "error", "message": ...}
-    if message is None:
-        return exc
-    text = f"{exc.status} {message}"
-    if raw:
-        text = f"{text}\n{raw}"
-    hint = error_hint(exc.status, model.provider, model.id)
-    if hint:
-        text = f"{text}\n{hint}"
-    return CompletionsHTTPError(exc.status, exc.body, text)
+def _reworded_http_error(exc: ProviderHTTPError) -> ProviderHTTPError:
+    """The refusal worded as pi words it on this API (`openai_error_text`), with our hint kept."""
+    return ProviderHTTPError(exc.status, exc.body, exc.hint, openai_error_text(exc.status, exc.body))
 
 
 def _chunk_error_text(error: Any) -> str:
@@ -536,7 +511,7 @@ def stream_openai_completions(model: Model, context: Context, options: StreamOpt
         try:
             response = await open_model_stream(request, model, options)
         except ProviderHTTPError as exc:
-            raise _reworded_http_error(exc, model) from exc
+            raise _reworded_http_error(exc) from exc
         try:
             builder.start()
             await _read_stream(response, builder, grammar, compat.supports_finish_reason)
@@ -570,7 +545,6 @@ __all__ = [
     "BRIDGE_TEXT",
     "PROVIDER",
     "REASONING_FIELDS",
-    "CompletionsHTTPError",
     "add_openrouter_cache_control",
     "build_headers",
     "build_request_body",

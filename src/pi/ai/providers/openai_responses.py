@@ -23,7 +23,8 @@ from msgspec.structs import replace
 
 from pi.ai.api_key import resolve_api_key
 from pi.ai.event_stream import AssistantMessageEventStream
-from pi.ai.http import RequestSpec, open_model_stream
+from pi.ai.http import ProviderHTTPError, RequestSpec, open_model_stream
+from pi.ai.http_error_text import openai_error_text
 from pi.ai.options import (
     StreamOptions,
     apply_on_payload,
@@ -132,9 +133,13 @@ def stream(model: Model, context: Context, options: StreamOptions) -> AssistantM
         headers = merge_headers({"Authorization": f"Bearer {api_key}"}, model.headers, dynamic, options.headers)
         grammar = grammar_inputs(context, supports_grammar_tools(model))
         payload = await apply_on_payload(build_request_body(model, context, options, grammar), model, options)
-        response = await open_model_stream(
-            RequestSpec(url=f"{model.base_url.rstrip('/')}/responses", headers=headers, body=payload), model, options
-        )
+        request = RequestSpec(url=f"{model.base_url.rstrip('/')}/responses", headers=headers, body=payload)
+        try:
+            response = await open_model_stream(request, model, options)
+        except ProviderHTTPError as exc:
+            prefix = f"{'OpenAI' if model.provider == 'openai' else model.provider} API error"
+            text = openai_error_text(exc.status, exc.body, prefix)
+            raise ProviderHTTPError(exc.status, exc.body, exc.hint, text) from exc
         await drive_sse_reply(builder, response, payload, grammar_inputs=grammar)
 
     return run_provider(model, options, body)
