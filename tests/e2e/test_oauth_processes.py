@@ -111,7 +111,7 @@ def test_login_and_prompt_keep_every_token_out_of_everything_but_auth_json(
 ) -> None:
     stub.queue(json_response(200, {"key": OPENROUTER_KEY}))
     transcript = _login_openrouter(world)
-    assert "Logged in to OpenRouter OAuth. Credentials saved to" in transcript
+    assert "Logged in to OpenRouter. Credentials saved to" in transcript
     assert json.loads(stub.requests[0].body)["code"] == "code-from-openrouter"
     auth_path = world.agent / "auth.json"
     stored = json.loads(auth_path.read_text())["openrouter"]
@@ -210,4 +210,4 @@ def test_auth_logout_with_nothing_stored_exits_zero(world: World) -> None:
     """Check 56."""
     code, out, err = world.run("auth", "logout", "openrouter")
     assert (code, err) == (0, "")
-    assert "No stored credentials for OpenRouter OAuth." in out
+    assert "No stored credentials for OpenRouter." in out

@@ -2,10 +2,13 @@
 
 Provider ids (`moonshotai`, `zai`) are what settings, models.json and `--provider` take; people
 look for the brand (`Moonshot AI`, `Z.AI`). The names are pi's, so a list reads the same in both
-programs. A provider without an entry (one models.json or an extension added) shows its id.
+programs. `provider_display_name` falls back to the id; `pi.app.oauth.provider_names.display_name`,
+which messages and the login lists use, first tries the provider's login flow (an extension's
+provider has no entry here but may bring a named login).
 
 Lists put the featured providers first, in their own order, then everything else by name without
-regard to case (`llama.cpp` sits between `Kimi For Coding` and `Meta`).
+regard to case (`llama.cpp` sits between `Kimi For Coding` and `Meta`); of two names that differ only
+in case the lower-case one comes first, as a locale comparison has it.
 """
 
 from __future__ import annotations
@@ -75,14 +78,15 @@ def is_featured(provider: str) -> bool:
     return provider in FEATURED_PROVIDERS
 
 
-def provider_order(provider: str, name: str) -> tuple[int, str]:
-    """A sort key: featured providers by rank, then the rest by name, case ignored."""
+def provider_order(provider: str, name: str) -> tuple[int, str, str]:
+    """A sort key: featured providers by rank, then the rest by name, case ignored (lower case first on a tie)."""
     rank = FEATURED_PROVIDERS.index(provider) if provider in FEATURED_PROVIDERS else len(FEATURED_PROVIDERS)
-    return rank, name.casefold()
+    return rank, name.casefold(), name.swapcase()
 
 
 def sorted_providers(items: Iterable[T], provider: Callable[[T], str], name: Callable[[T], str]) -> list[T]:
-    """`items` in list order (stable: two entries of one provider keep their order)."""
+    """`items` in list order; the sort is stable, so two entries of one provider (its account login
+    and its API key) keep the order they came in."""
     return sorted(items, key=lambda item: provider_order(provider(item), name(item)))
 
 

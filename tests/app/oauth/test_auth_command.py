@@ -9,6 +9,7 @@ import pytest
 
 from pi.app.oauth.auth_command import run_auth_command
 from pi.app.oauth.flows.base import OAuthContext
+from pi.app.oauth.provider_names import display_name
 from pi.app.oauth.providers import ProviderTable
 from tests.app.oauth.conftest import FakeClock, ScriptedInteraction
 from tests.support.http_server import ScriptedServer, json_response
@@ -28,7 +29,33 @@ def _write_auth(agent: Path, data: dict[str, object]) -> None:
 def test_logout_with_nothing_stored_exits_zero(tmp_path: Path) -> None:
     code, out, _ = _run(tmp_path, "logout", "openrouter")
     assert code == 0
-    assert "No stored credentials for OpenRouter OAuth." in out
+    assert "No stored credentials for OpenRouter." in out
+
+
+def test_display_name_is_the_short_name_then_the_flows_then_the_id() -> None:
+    from pi.app.oauth.extension_flow import register_extension_oauth
+    from pi.app.oauth.registry import unregister_oauth_flows
+
+    assert [display_name(p) for p in ("anthropic", "openai-codex", "openrouter", "kimi-coding", "zai")] == [
+        "Anthropic",
+        "OpenAI Codex",
+        "OpenRouter",
+        "Kimi For Coding",
+        "Z.AI",
+    ]
+    assert display_name("no-such-provider") == "no-such-provider"
+    register_extension_oauth("acme-names", {"name": "Acme (team plan)", "login": print, "refresh_token": print}, "t")
+    try:
+        assert display_name("acme-names") == "Acme (team plan)"  # not in the table: its login's name
+    finally:
+        unregister_oauth_flows("t")
+
+
+def test_logout_and_list_use_the_short_names(tmp_path: Path) -> None:
+    _write_auth(tmp_path, {"anthropic": {"type": "oauth", "access": "a", "refresh": "r", "expires": 1}})
+    assert _run(tmp_path, "list") == (0, "anthropic\taccount login\tAnthropic\n", "")
+    code, out, _ = _run(tmp_path, "logout", "anthropic")
+    assert (code, out) == (0, f"Logged out of Anthropic. Removed its credentials from {tmp_path / 'auth.json'}\n")
 
 
 def test_logout_removes_only_that_entry(tmp_path: Path) -> None:
@@ -59,7 +86,7 @@ def test_api_key_login_then_list_and_check(tmp_path: Path) -> None:
     ui = ScriptedInteraction(secrets=["sk-stored"])
     code, out, _ = _run(tmp_path, "login", "anthropic", "--api-key", interaction=ui)
     assert code == 0
-    assert out == f"Saved API key for Anthropic (Claude Pro/Max). Credentials saved to {tmp_path / 'auth.json'}\n"
+    assert out == f"Saved API key for Anthropic. Credentials saved to {tmp_path / 'auth.json'}\n"
     code, out, _ = _run(tmp_path, "list")
     assert "anthropic\tAPI key" in out and "sk-stored" not in out
     assert _run(tmp_path, "check", "--provider", "anthropic") == (0, "ready\n", "")
@@ -114,7 +141,7 @@ def test_failed_and_cancelled_logins(tmp_path: Path, stub: ScriptedServer) -> No
     ctx = OAuthContext(msgspec.structs.replace(table, openrouter=table.openrouter.with_base(stub.url)), FakeClock())
     stub.queue(json_response(200, {}))
     code, _, err = _run(tmp_path, "login", "openrouter", interaction=ScriptedInteraction(pasted="c"), context=ctx)
-    assert (code, err) == (1, 'Failed to log in to OpenRouter OAuth: OpenRouter OAuth response carries no "key"\n')
+    assert (code, err) == (1, 'Failed to log in to OpenRouter: OpenRouter OAuth response carries no "key"\n')
     code, _, err = _run(tmp_path, "login", "github-copilot", interaction=ScriptedInteraction(), context=ctx)
     assert (code, err) == (1, "Login cancelled.\n")
     assert not (tmp_path / "auth.json").exists() or "openrouter" not in (tmp_path / "auth.json").read_text()
@@ -130,7 +157,7 @@ def test_account_login_names_the_other_method_and_no_browser_selects_it(tmp_path
     ui = ScriptedInteraction(pasted="code1")
     code, out, _ = _run(tmp_path, "login", "anthropic", interaction=ui, context=ctx)
     assert code == 0
-    assert out == f"Logged in to Anthropic (Claude Pro/Max). Credentials saved to {tmp_path / 'auth.json'}\n"
+    assert out == f"Logged in to Anthropic. Credentials saved to {tmp_path / 'auth.json'}\n"
     hint = 'To use "Copy code login (headless)" instead, run "pi auth login anthropic --no-browser"'
     assert ("instructions", hint) in ui.events
     assert "redirect_uri=http%3A%2F%2Flocalhost" in ui.urls()[0]

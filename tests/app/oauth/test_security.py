@@ -63,4 +63,4 @@ def test_login_and_failed_refresh_leak_no_token(
     texts += [str(event) for event in ui.events if event[0] != "auth_url"]
     for secret in (ACCESS, REFRESH, ACCESS[-8:], REFRESH[-8:]):
         assert not any(secret in text for text in texts), secret
-    assert "Logged in to Anthropic (Claude Pro/Max)." in out.getvalue()
+    assert "Logged in to Anthropic." in out.getvalue()

@@ -1,4 +1,10 @@
-"""Display names of providers for messages: a login flow's name, else the provider id."""
+"""What messages and lists call a provider, the login flows by provider, and the no-key hint.
+
+A provider has one display name wherever it is shown (`/login`, `/logout`, `pi auth ...`): the short
+brand name of `pi.app.provider_display_names` (`Anthropic`, `OpenAI Codex`); a provider the table does
+not know (an extension's) goes by its login flow's name, and failing that by its id. A flow's own name
+(`Anthropic (Claude Pro/Max)`) describes the sign-in method, not the provider.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +28,12 @@ def oauth_flows() -> dict[str, OAuthFlow]:
 
 
 def display_name(provider: str) -> str:
+    """The provider's short name: the brand table's entry, else its login flow's name, else the id."""
+    from pi.app.provider_display_names import PROVIDER_NAMES
+
+    name = PROVIDER_NAMES.get(provider)
+    if name is not None:
+        return name
     flow = oauth_flows().get(provider)
     return flow.name if flow is not None else provider
 

@@ -4,7 +4,9 @@
 provider's sign-in in a `LoginDialog` in the editor's place: the URL or device-code screen, a paste
 prompt raced against the loopback callback, Escape to go back. What it gets is saved to auth.json
 and the model list is rebuilt, so a Copilot login's endpoint and model list apply at once. /logout
-removes one stored credential (environment variables and models.json stay as they are). /llama
+removes one stored credential (environment variables and models.json stay as they are). Both lists,
+and every message about a login, call a provider by its short name (`Anthropic`, not the flow's
+`Anthropic (Claude Pro/Max)`), featured providers first. /llama
 hands over to the built-in llama.cpp extension. /share, /bug and /mcp say in one line what is
 missing and what to do instead.
 """
@@ -79,35 +81,42 @@ NO_API_KEY = frozenset({"openai-codex"})
 
 
 def login_options(api: InteractiveApi, auth_type: AuthType | None = None) -> list[ProviderOption]:
-    """Every provider `/login` can set up: account logins (flow order), then API-key providers
-    (featured first, then by display name), each with where its credential comes from today."""
+    """Every login `/login` offers (only those of `auth_type` when given), each with where the
+    provider's credential comes from today.
+
+    A provider with a login flow offers an account option, one with a key an API-key option, some
+    both. Every option is named by the provider's short name, and the whole list is sorted once:
+    featured providers first, then by name; the sort is stable, so a provider's account option stays
+    just above its API-key option."""
     from pi.app.modes.interactive.commands.login_sources import key_source
-    from pi.app.oauth.provider_names import oauth_flows
-    from pi.app.provider_display_names import is_featured, provider_display_name, sorted_providers
+    from pi.app.oauth.provider_names import display_name, oauth_flows
+    from pi.app.provider_display_names import is_featured, sorted_providers
 
     registry = api.session.model_registry
-
-    def status(provider: str) -> tuple[AuthType | None, str | None]:
-        source = key_source(registry, provider)
-        return (source.kind, source.label) if source is not None else (None, None)
+    flows = oauth_flows()
+    key_providers = set(registry.providers()) - NO_API_KEY
+    key_providers |= {f.id for f in flows.values() if f.api_key_login}
+    key_providers.add(LLAMA)  # a router is configured here even before any of its models is known
 
     options: list[ProviderOption] = []
-    flows = oauth_flows()
-    if auth_type in (None, "oauth"):
-        for flow in flows.values():
-            kind, label = status(flow.id)
-            options.append(ProviderOption(flow.id, flow.name, "oauth", kind, flow.is_subscription, label))
-    if auth_type in (None, "api_key"):
-        key_providers = set(registry.providers()) - NO_API_KEY
-        key_providers |= {f.id for f in flows.values() if f.api_key_login}
-        key_providers.add(LLAMA)  # a router is configured here even before any of its models is known
-        keyed: list[ProviderOption] = []
-        for provider in key_providers:
-            kind, label = status(provider)
-            name = provider_display_name(provider)
-            keyed.append(ProviderOption(provider, name, "api_key", kind, source=label, featured=is_featured(provider)))
-        options.extend(sorted_providers(keyed, lambda o: o.id, lambda o: o.name))
-    return options
+    for provider in [*flows, *sorted(key_providers - set(flows))]:
+        source = key_source(registry, provider)
+        kind, label = (source.kind, source.label) if source is not None else (None, None)
+        name = display_name(provider)
+        flow = flows.get(provider)
+        subscription = flow is not None and flow.is_subscription
+        featured = is_featured(provider)
+        if flow is not None and auth_type in (None, "oauth"):
+            options.append(
+                ProviderOption(provider, name, "oauth", kind, subscription, label, featured, method_name=flow.name)
+            )
+        if provider in key_providers and auth_type in (None, "api_key"):
+            options.append(
+                ProviderOption(
+                    provider, name, "api_key", kind, subscription, label, featured, method_name=f"{name} API key"
+                )
+            )
+    return sorted_providers(options, lambda o: o.id, lambda o: o.name)
 
 
 async def cmd_login(api: InteractiveApi, args: str) -> None:
@@ -154,6 +163,10 @@ def show_method_picker(api: InteractiveApi, for_provider: list[ProviderOption] |
 
 def show_provider_picker(api: InteractiveApi, auth_type: AuthType | None, query: str = "") -> None:
     options = login_options(api, auth_type)
+    if not options:
+        kind = {"oauth": "account ", "api_key": "API key "}.get(auth_type or "", "login ")
+        api.show_status(f"No {kind}providers available.")
+        return
 
     def chosen(option: ProviderOption) -> None:
         api.close_selector()
@@ -282,13 +295,20 @@ def stored_providers(api: InteractiveApi) -> list[str]:
 
 
 async def cmd_logout(api: InteractiveApi, args: str) -> None:
-    from pi.app.oauth.provider_names import display_name
+    from pi.app.oauth.provider_names import display_name, oauth_flows
+    from pi.app.provider_display_names import is_featured, sorted_providers
 
     auth = api.session.model_registry.auth
-    options = []
+    flows = oauth_flows()
+    stored: list[ProviderOption] = []
     for provider in stored_providers(api):
         kind: AuthType = "oauth" if auth.stored_type(provider) == "oauth" else "api_key"
-        options.append(ProviderOption(provider, display_name(provider), kind, kind))
+        flow = flows.get(provider)
+        subscription = flow is not None and flow.is_subscription
+        stored.append(
+            ProviderOption(provider, display_name(provider), kind, kind, subscription, featured=is_featured(provider))
+        )
+    options = sorted_providers(stored, lambda o: o.id, lambda o: o.name)
     if not options:
         api.show_status(NO_CREDENTIALS)
         return
