@@ -142,6 +142,30 @@ def test_compact_while_a_reply_streams_aborts_the_run_first(env: Env) -> None:
         assert rpc.close() == 0
 
 
+def test_an_extension_starting_a_new_session_sends_no_empty_queue_update(env: Env, tmp_path: Path) -> None:
+    """As pi 1.6.0: nothing was queued, so nothing about the queue changed when the session did."""
+    extension = tmp_path / "fresh.py"
+    extension.write_text(
+        "def setup(pi):\n"
+        "    async def handler(args, ctx):\n"
+        "        await ctx.new_session()\n"
+        "    pi.register_command('fresh', handler, description='start over')\n"
+    )
+    env.server.queue(text_reply("first answer"))
+    rpc = Rpc(env, "-e", str(extension))
+    try:
+        rpc.send({"id": "p1", "type": "prompt", "message": "one"})
+        rpc.read_until(lambda o: o.get("type") == "agent_settled")
+        start = len(rpc.seen)
+        rpc.send({"id": "p2", "type": "prompt", "message": "/fresh"})
+        assert rpc.response("p2")["data"] == {"disposition": "handled"}
+        rpc.send({"id": "state", "type": "get_state"})
+        assert rpc.response("state")["data"]["messageCount"] == 0
+        assert [frame.get("type") for frame in rpc.seen[start:]] == ["response", "response"]
+    finally:
+        assert rpc.close() == 0
+
+
 # -- R5: the compacted context keeps its system message --------------------------------------------
 
 

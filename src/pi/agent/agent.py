@@ -362,7 +362,8 @@ class Agent:
         state.pending_tool_calls = frozenset()
         state.error_message = None
         self.last_run = None
-        self.clear_all_queues()
+        if self._steering or self._follow_up:  # empty queues stay as they were: nothing to announce
+            self.clear_all_queues()
 
     def _config(self, model: Model, skip_initial_steering: bool) -> AgentLoopConfig:
         skip = [skip_initial_steering]
