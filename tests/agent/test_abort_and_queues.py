@@ -212,6 +212,24 @@ async def test_follow_up_runs_after_the_last_turn(faux: FauxProvider) -> None:
     assert rec.types().count("agent_end") == 1
 
 
+async def test_a_taken_message_announces_the_queue_with_its_message_start(faux: FauxProvider) -> None:
+    """As pi 1.6.0: the queue shrinks in the turn that sends the message, just before its message_start
+    (after that turn's turn_start), not when the loop asks for the queued messages."""
+    faux.set_responses([faux_assistant_message("first answer"), faux_assistant_message("second answer")])
+    marks: list[str] = []
+    agent, rec = make_agent(faux)
+    agent.on_queue_change = lambda: marks.append(f"queue:{len(agent.follow_up_queue)}")
+    agent.subscribe(lambda event: marks.append(rec.labelled()[-1]) if event.type != "message_update" else None)
+    agent.follow_up(UserMessage(content="and then?"))
+    await agent.prompt("first")
+    assert marks == [
+        "queue:1", "agent_start", "turn_start", "message_start:user", "message_end:user",
+        "message_start:assistant", "message_end:assistant", "turn_end",
+        "turn_start", "queue:0", "message_start:user", "message_end:user",
+        "message_start:assistant", "message_end:assistant", "turn_end", "agent_end",
+    ]  # fmt: skip
+
+
 async def test_follow_up_waits_while_the_model_calls_tools(faux: FauxProvider) -> None:
     faux.set_responses(
         [faux_assistant_message(call("echo", {"text": "a"}, "c1")), faux_assistant_message("done"),

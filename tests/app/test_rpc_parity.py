@@ -166,6 +166,43 @@ def test_an_extension_starting_a_new_session_sends_no_empty_queue_update(env: En
         assert rpc.close() == 0
 
 
+def test_queued_messages_leave_the_queue_in_the_turn_that_sends_them(env: Env) -> None:
+    """The `queue_update` of a dequeued steering or follow-up message comes after its turn's
+    `turn_start`, right before its `message_start` (pi 1.6.0's order)."""
+    env.server.queue(
+        tool_reply([("bash", {"command": "while [ ! -f go ]; do sleep 0.05; done; echo ok"})]),
+        text_reply("steered answer"),
+        text_reply("follow-up answer"),
+    )
+    rpc = Rpc(env)
+    try:
+        rpc.send({"id": "p1", "type": "prompt", "message": "go"})
+        rpc.read_until(lambda o: o.get("type") == "tool_execution_start")
+        rpc.send({"id": "st", "type": "steer", "message": "steered"})
+        rpc.response("st")
+        rpc.send({"id": "fu", "type": "follow_up", "message": "later"})
+        rpc.response("fu")
+        (env.cwd / "go").touch()
+        rpc.read_until(lambda o: o.get("type") == "agent_settled")
+        shown = []
+        for frame in rpc.seen:
+            kind = frame.get("type")
+            if kind == "queue_update":
+                shown.append(f"queue {frame['steering']} {frame['followUp']}")
+            elif kind == "turn_start" or (kind == "message_start" and frame["message"]["role"] == "user"):
+                shown.append(kind)
+        assert shown[-6:] == [
+            "turn_start",
+            "queue [] ['later']",
+            "message_start",
+            "turn_start",
+            "queue [] []",
+            "message_start",
+        ]
+    finally:
+        assert rpc.close() == 0
+
+
 # -- R5: the compacted context keeps its system message --------------------------------------------
 
 

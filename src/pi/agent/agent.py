@@ -181,6 +181,8 @@ class Agent:
         self._listeners: list[AgentListener] = []
         self._steering: list[AgentMessage] = []
         self._follow_up: list[AgentMessage] = []
+        self._taken: list[AgentMessage] = []
+        """Messages taken from a queue whose `message_start` has not been seen yet (see `_take`)."""
         self._controller: AbortController | None = None
         self._idle: asyncio.Future[None] | None = None
         self._final: AssistantMessage | None = None
@@ -281,8 +283,16 @@ class Agent:
         else:
             taken = list(queue)
             queue.clear()
-        self._queue_changed()
+        # The queue's change is announced with the first taken message's `message_start`, as pi does
+        # (after the `turn_start` of the turn that sends it), not here when the loop asks for it.
+        self._taken.extend(taken)
         return taken
+
+    def _announce_taken(self, event: AgentEvent) -> None:
+        """Announce the queue once a message taken from it starts (the loop starts every message it takes)."""
+        if self._taken and isinstance(event, MessageStartEvent) and any(m is event.message for m in self._taken):
+            self._taken = []
+            self._queue_changed()
 
     def _take_steering(self) -> list[AgentMessage]:
         return self._take(self._steering, self.steering_mode)
@@ -451,6 +461,7 @@ class Agent:
             await self._process(event)
 
     async def _process(self, event: AgentEvent) -> None:
+        self._announce_taken(event)
         self._reduce(event)
         for listener in list(self._listeners):
             try:
