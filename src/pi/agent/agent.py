@@ -372,6 +372,7 @@ class Agent:
         state.pending_tool_calls = frozenset()
         state.error_message = None
         self.last_run = None
+        self._taken = []
         if self._steering or self._follow_up:  # empty queues stay as they were: nothing to announce
             self.clear_all_queues()
 

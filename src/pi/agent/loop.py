@@ -248,8 +248,8 @@ def _opening_snapshot(partial: AssistantMessage, at_start: bool) -> AssistantMes
     already hold the whole reply. A reply opens empty, by the stream's grammar: the snapshot gets its
     own empty content and zero usage, none of what the response told after its first frame (its id,
     the answering model, the raw stop reason), and later deltas cannot reach it however late it is
-    serialized. A
-    stream that skips `start` gets a deep copy of what it has built so far, taken once per reply.
+    serialized. A stream that skips `start` gets a deep copy of what it has built so far, taken once
+    per reply.
     """
     if at_start:
         return partial.model_copy(update={**_UNKNOWN_AT_OPENING, "content": [], "usage": Usage()})
